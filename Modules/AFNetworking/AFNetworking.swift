@@ -1,0 +1,10 @@
+// The umbrella: `import AFNetworking` gives every module, and this module wires AFNetworking's defaults.
+@_exported import AFProtocols
+@_exported import AFCore
+@_exported import AFRequestSerialization
+@_exported import AFResponseSerialization
+@_exported import AFMultipart
+@_exported import AFSecurity
+@_exported import AFReachability
+@_exported import AFActivityIndicator
+@_exported import AFImageLoading

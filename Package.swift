@@ -1,0 +1,99 @@
+// swift-tools-version:6.0
+// AFNetworking for Swift on Linux. Layout and dependency rule: see README.md ("Modules").
+import PackageDescription
+
+/// Every feature module depends on AFProtocols and its own C targets only; the umbrella composes them.
+let package = Package(
+    name: "AFNetworking",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "AFProtocols", targets: ["AFProtocols"]),
+        .library(name: "AFCore", targets: ["AFCore"]),
+        .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
+        .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
+        .library(name: "AFMultipart", targets: ["AFMultipart"]),
+        .library(name: "AFSecurity", targets: ["AFSecurity"]),
+        .library(name: "AFReachability", targets: ["AFReachability"]),
+        .library(name: "AFActivityIndicator", targets: ["AFActivityIndicator"]),
+        .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
+        .library(name: "AFNetworking", targets: ["AFNetworking"]),
+        .executable(name: "af", targets: ["af"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: The protocol module
+        .target(name: "AFProtocols", path: "Modules/Protocols"),
+
+        // MARK: Core: libcurl multi engine (+ OpenSSL only for the TLS verify hook)
+        .systemLibrary(name: "CCurl", path: "Modules/Core/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Core/CCurlShim",
+                linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        .target(name: "AFCore", dependencies: ["AFProtocols", "CCurlShim"], path: "Modules/Core/Sources"),
+
+        // MARK: Serialization and multipart
+        .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
+        .systemLibrary(name: "CLibXML2", path: "Modules/ResponseSerialization/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .target(name: "AFResponseSerialization", dependencies: ["AFProtocols", "CLibXML2"],
+                path: "Modules/ResponseSerialization/Sources"),
+        .target(name: "AFMultipart", dependencies: ["AFProtocols"], path: "Modules/Multipart"),
+
+        // MARK: Security on OpenSSL
+        .systemLibrary(name: "COpenSSL", path: "Modules/Security/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .target(name: "COpenSSLShim", dependencies: ["COpenSSL"], path: "Modules/Security/COpenSSLShim"),
+        .target(name: "AFSecurity", dependencies: ["AFProtocols", "COpenSSL", "COpenSSLShim"],
+                path: "Modules/Security/Sources"),
+
+        // MARK: Reachability on netlink
+        .target(name: "CNetlinkShim", path: "Modules/Reachability/CNetlinkShim"),
+        .target(name: "AFReachability", dependencies: ["AFProtocols", "CNetlinkShim"],
+                path: "Modules/Reachability/Sources"),
+
+        // MARK: Activity indicator
+        .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
+
+        // MARK: Image loading on libpng and libjpeg-turbo
+        .systemLibrary(name: "CLibPNG", path: "Modules/ImageLoading/CLibPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CLibJPEG", path: "Modules/ImageLoading/CLibJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG"], path: "Modules/ImageLoading/CImageCodecs"),
+        .target(name: "AFImageLoading", dependencies: ["AFProtocols", "CImageCodecs"],
+                path: "Modules/ImageLoading/Sources"),
+
+        // MARK: Umbrella and the tool
+        .target(name: "AFNetworking", dependencies: [
+            "AFProtocols", "AFCore", "AFRequestSerialization", "AFResponseSerialization", "AFMultipart",
+            "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
+        ], path: "Modules/AFNetworking"),
+        .executableTarget(name: "af", dependencies: [
+            "AFNetworking", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Modules/CLI"),
+
+        // MARK: Unit tests, one target per module
+        .testTarget(name: "AFProtocolsTests", dependencies: ["AFProtocols"], path: "Tests/ProtocolsTests"),
+        .testTarget(name: "AFCoreTests", dependencies: ["AFCore", "AFProtocols"], path: "Tests/CoreTests"),
+        .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization"],
+                    path: "Tests/RequestSerializationTests"),
+        .testTarget(name: "AFResponseSerializationTests", dependencies: ["AFResponseSerialization"],
+                    path: "Tests/ResponseSerializationTests"),
+        .testTarget(name: "AFMultipartTests", dependencies: ["AFMultipart"], path: "Tests/MultipartTests"),
+        .testTarget(name: "AFSecurityTests", dependencies: ["AFSecurity"], path: "Tests/SecurityTests",
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
+        .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator"],
+                    path: "Tests/ActivityIndicatorTests"),
+        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading"], path: "Tests/ImageLoadingTests",
+                    resources: [.copy("Fixtures")]),
+
+        // MARK: Integration: real servers started by the harness
+        .target(name: "AFTestHarness", path: "Integration/Harness"),
+        .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
+                    path: "Integration/Tests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// Unit tests for AFActivityIndicator land here.
+import Testing
+@testable import AFActivityIndicator

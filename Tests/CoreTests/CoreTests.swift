@@ -1,0 +1,3 @@
+// Unit tests for AFCore land here.
+import Testing
+@testable import AFCore

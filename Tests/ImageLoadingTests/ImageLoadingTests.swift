@@ -1,0 +1,3 @@
+// Unit tests for AFImageLoading land here.
+import Testing
+@testable import AFImageLoading

@@ -1,0 +1,3 @@
+// Unit tests for AFMultipart land here.
+import Testing
+@testable import AFMultipart

@@ -1,0 +1,3 @@
+// Unit tests for AFReachability land here.
+import Testing
+@testable import AFReachability

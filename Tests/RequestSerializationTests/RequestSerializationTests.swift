@@ -1,0 +1,3 @@
+// Unit tests for AFRequestSerialization land here.
+import Testing
+@testable import AFRequestSerialization

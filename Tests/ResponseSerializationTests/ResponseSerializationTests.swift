@@ -1,0 +1,3 @@
+// Unit tests for AFResponseSerialization land here.
+import Testing
+@testable import AFResponseSerialization

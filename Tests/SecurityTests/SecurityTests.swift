@@ -1,0 +1,3 @@
+// Unit tests for AFSecurity land here.
+import Testing
+@testable import AFSecurity
