@@ -1,2 +1,149 @@
+import Foundation
 import Testing
 @testable import AFProtocols
+
+@Suite struct ParameterValueLiteralTests {
+    @Test func literalsBuildTheMatchingCases() {
+        let value: ParameterValue = ["s": "x", "i": 2, "d": 1.5, "b": true, "n": nil, "a": [1, "two"]]
+        #expect(value["s"] == .string("x"))
+        #expect(value["i"] == .int(2))
+        #expect(value["d"] == .double(1.5))
+        #expect(value["b"] == .bool(true))
+        #expect(value["n"] == .null)
+        #expect(value["a"] == .array([.int(1), .string("two")]))
+        #expect(value["missing"] == nil)
+        #expect(value["a"]?[1]?.stringValue == "two")
+        #expect(value["a"]?[2] == nil)
+    }
+
+    @Test func repeatedDictionaryLiteralKeyKeepsTheLastValue() {
+        let value: ParameterValue = ["k": 1, "k": 2]
+        #expect(value == .dictionary(["k": .int(2)]))
+    }
+
+    @Test func accessorsReadOnlyTheirOwnCase() {
+        #expect(ParameterValue.int(3).intValue == 3)
+        #expect(ParameterValue.double(3.0).intValue == 3)
+        #expect(ParameterValue.double(3.5).intValue == nil)
+        #expect(ParameterValue.int(3).doubleValue == 3.0)
+        #expect(ParameterValue.string("3").intValue == nil)
+        #expect(ParameterValue.bool(false).boolValue == false)
+        #expect(ParameterValue.int(0).boolValue == nil)
+        #expect(ParameterValue.null.isNull)
+        #expect(ParameterValue.array([]).dictionaryValue == nil)
+    }
+
+    @Test func scalarsPrintAsAFNetworkingDoes() {
+        #expect(ParameterValue.bool(true).scalarDescription == "1")
+        #expect(ParameterValue.bool(false).scalarDescription == "0")
+        #expect(ParameterValue.int(-42).scalarDescription == "-42")
+        #expect(ParameterValue.double(2.0).scalarDescription == "2")
+        #expect(ParameterValue.double(0.1).scalarDescription == "0.1")
+        #expect(ParameterValue.double(1e20).scalarDescription == "1e+20")
+        #expect(ParameterValue.null.scalarDescription == "")
+        #expect(ParameterValue.array([1]).scalarDescription == nil)
+    }
+
+    @Test func sortedEntriesCompareCodePoints() {
+        let value: ParameterValue = ["a": 1, "B": 2, "9": 3, "10": 4, "é": 5]
+        #expect(value.sortedEntries.map(\.key) == ["10", "9", "B", "a", "é"])
+    }
+
+    @Test func valuesAreSendableAcrossTasks() async {
+        let value: ParameterValue = ["nested": ["deep": [1, 2, 3]]]
+        let echoed = await Task.detached { value }.value
+        #expect(echoed == value)
+    }
+}
+
+@Suite struct ParameterPairTests {
+    @Test func nestedDictionariesArraysSetsAndNullFlattenInAFOrder() {
+        let value: ParameterValue = [
+            "b": ["y": 2, "x": 1],
+            "a": [1, 2],
+            "s": .set(["z", "m"]),
+            "n": nil,
+        ]
+        let pairs = value.flattenedPairs().map { "\($0.field)=\($0.value.scalarDescription ?? "?")" }
+        #expect(pairs == ["a[]=1", "a[]=2", "b[x]=1", "b[y]=2", "n=", "s=m", "s=z"])
+        #expect(value.flattenedPairs()[4].value == .null)
+    }
+
+    @Test func arraysOfDictionariesNest() {
+        let value: ParameterValue = ["users": [["name": "a"], ["name": "b"]]]
+        #expect(value.flattenedPairs().map(\.field) == ["users[][name]", "users[][name]"])
+    }
+
+    @Test func emptyContainersGiveNoPairs() {
+        #expect(ParameterValue.dictionary([:]).flattenedPairs().isEmpty)
+        #expect(ParameterValue(dictionaryLiteral: ("a", [])).flattenedPairs().isEmpty)
+    }
+}
+
+@Suite struct ParameterValueBridgingTests {
+    struct Profile: Encodable {
+        var name: String
+        var age: Int
+        var score: Double
+        var admin: Bool
+        var nickname: String?
+        var tags: [String]
+        var address: Address
+        struct Address: Encodable { var city: String }
+    }
+
+    @Test func encodableBecomesTheSameTree() throws {
+        let profile = Profile(name: "Ana", age: 31, score: 9.5, admin: false, nickname: nil,
+                              tags: ["x", "y"], address: .init(city: "Lyon"))
+        let value = try ParameterValue(encoding: profile)
+        #expect(value == [
+            "name": "Ana", "age": 31, "score": 9.5, "admin": false, "tags": ["x", "y"],
+            "address": ["city": "Lyon"],
+        ])
+    }
+
+    @Test func encoderStrategiesApply() throws {
+        struct Event: Encodable { var startDate: Date }
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let value = try ParameterValue(encoding: Event(startDate: Date(timeIntervalSince1970: 60)), using: encoder)
+        #expect(value == ["start_date": 60])
+    }
+
+    @Test func nanCannotBeEncoded() {
+        #expect(throws: EncodingError.self) { try ParameterValue(encoding: ["x": Double.nan]) }
+    }
+
+    @Test func foundationTreesKeepBooleansApartFromNumbers() throws {
+        let json = Data(#"{"t": true, "f": false, "one": 1, "zero": 0, "half": 0.5, "big": 12345678901234, "n": null, "a": ["s"]}"#.utf8)
+        let value = try ParameterValue(foundationObject: try JSONSerialization.jsonObject(with: json))
+        #expect(value == ["t": true, "f": false, "one": 1, "zero": 0, "half": 0.5, "big": 12345678901234, "n": nil, "a": ["s"]])
+    }
+
+    @Test func foundationObjectRoundTripsThroughJSONSerialization() throws {
+        let value: ParameterValue = ["k": [1, 2.5, "s", true, nil]]
+        let data = try JSONSerialization.data(withJSONObject: value.foundationObject)
+        #expect(try ParameterValue(foundationObject: try JSONSerialization.jsonObject(with: data)) == value)
+    }
+
+    @Test func setsAreNotValidJSON() {
+        let value: ParameterValue = ["s": .set(["a"])]
+        #expect(!JSONSerialization.isValidJSONObject(value.foundationObject))
+    }
+
+    @Test func unsupportedFoundationTypesThrow() {
+        #expect(throws: ParameterValueConversionError.unsupportedType("Date")) {
+            try ParameterValue(foundationObject: Date())
+        }
+        #expect(throws: ParameterValueConversionError.nonStringKey("1")) {
+            try ParameterValue(foundationObject: NSDictionary(dictionary: [1: "x"]))
+        }
+    }
+
+    @Test func codableRoundTrip() throws {
+        let value: ParameterValue = ["a": [1, 2.5, "x", false, nil, ["b": "c"]]]
+        let decoded = try JSONDecoder().decode(ParameterValue.self, from: try JSONEncoder().encode(value))
+        #expect(decoded == value)
+    }
+}
