@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// Benchmarks (not tests): every folder under Sources/ is one benchmark executable that measures our
+// code and its peers in the same run and prints a table. Scripts/bench builds them in release and runs them.
+// Peers with heavy dependencies (AsyncHTTPClient) live in their own package under Bench/Peers/ so
+// neither this package nor the main build carries them.
+import Foundation
+import PackageDescription
+
+let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Sources")
+let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+
+let package = Package(
+    name: "AFNetworkingBench",
+    dependencies: [.package(name: "AFNetworking", path: "..")],
+    targets: [.target(name: "BenchSupport", path: "Support/BenchSupport")] + names.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")],
+            path: "Sources/\(name)"
+        )
+    },
+    swiftLanguageModes: [.v6]
+)
