@@ -94,6 +94,8 @@ let package = Package(
         .target(name: "AFTestHarness", path: "Integration/Harness"),
         .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
                     path: "Integration/Tests"),
+        // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
+        .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),
     ],
     swiftLanguageModes: [.v6]
 )
