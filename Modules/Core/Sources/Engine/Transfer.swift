@@ -1,0 +1,448 @@
+import CCurl
+import CCurlShim
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// One task's transfer on the engine: the easy handle, its options, and what the callbacks collect.
+///
+/// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_perform` there).
+final class Transfer {
+    let task: SessionTask
+    let events: any EngineEvents
+    let settings: EngineSettings
+    private(set) var handle: UnsafeMutableRawPointer
+    /// The request being performed (changes on manual redirects).
+    var request: URLRequest
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var reader: (any BodyReader)?
+
+    // Response assembly
+    private var statusCode = 0
+    private var httpVersion = "HTTP/1.1"
+    private var headerFields: [String: String] = [:]
+    private var setCookieLines: [String] = []
+    private(set) var finalResponse: HTTPURLResponse?
+    /// The response of the last header block, final or not (for redirects and challenges).
+    private(set) var lastResponse: HTTPURLResponse?
+    private var digestChallengeSeen = false
+
+    // Body sinks
+    var body = Data()
+    private let isDownload: Bool
+    private(set) var downloadFile: URL?
+    private var downloadDescriptor: Int32 = -1
+    private var resumeOffset: Int64 = 0
+    private var writeFailed = false
+
+    // Progress and control
+    private var lastSent: Int64 = 0
+    private var lastReceived: Int64 = 0
+    var bodyError: (any Error)?
+    var throttled = false
+    var credential: URLCredential?
+    var authenticationFailures = 0
+    var redirectCount = 0
+    let startDate = Date()
+
+    init(task: SessionTask, events: any EngineEvents, settings: EngineSettings, handle: UnsafeMutableRawPointer) {
+        self.task = task
+        self.events = events
+        self.settings = settings
+        self.handle = handle
+        self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
+        self.isDownload = task is SessionDownloadTask
+    }
+
+    var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Setup
+
+    /// Applies every option for `request` to the handle. Throws a URLError for a request that cannot run.
+    func configure(trustContext: UnsafeMutableRawPointer?) throws {
+        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+            throw CurlErrorMapping.error(.badURL, url: request.url)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw CurlErrorMapping.error(.unsupportedURL, url: url)
+        }
+        resetResponse()
+        let handle = self.handle
+        let me = unmanagedSelf
+        afc_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString)
+        afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+        afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        afc_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
+
+        // Redirects: libcurl follows unless a hook decides each one.
+        if events.followsRedirectsManually {
+            afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        } else {
+            afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, settings.maximumRedirects)
+            afc_easy_setopt_long(handle, CURLOPT_POSTREDIR, 0)
+        }
+
+        // Timeouts: the request interval is an idle timeout, the resource interval a total one.
+        let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
+            : settings.requestTimeout
+        if idle > 0 && idle < 1e9 {
+            afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))))
+        }
+        if settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 {
+            afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(settings.resourceTimeout * 1000))
+        }
+        if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
+
+        try configureMethodAndBody()
+        configureHeaders(url: url)
+        if let credential, let user = credential.user {
+            afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
+            afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password ?? "")
+            afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
+        }
+        if let trustContext, scheme == "https" {
+            afc_install_trust_hook(handle, serverTrustDecider, trustContext)
+        }
+        if isDownload { try openDownloadFile() }
+    }
+
+    private func configureMethodAndBody() throws {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let source: (any BodySource)? = task.bodySource ?? request.httpBody.map { DataBodySource($0) }
+        if method == "HEAD" {
+            afc_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+            return
+        }
+        if let source {
+            reader = try source.makeReader()
+            afc_easy_setopt_long(handle, CURLOPT_POST, 1)
+            afc_easy_setopt_read_function(handle, transferReadCallback)
+            afc_easy_setopt_pointer(handle, CURLOPT_READDATA, unmanagedSelf)
+            afc_easy_setopt_seek_function(handle, transferSeekCallback)
+            afc_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, unmanagedSelf)
+            afc_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(source.contentLength ?? -1))
+            if method != "POST" { afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method == "GET" {
+            afc_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        } else if method == "POST" || method == "PUT" || method == "PATCH" {
+            // An empty body is still a body: send Content-Length: 0.
+            afc_easy_setopt_long(handle, CURLOPT_POST, 1)
+            afc_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            afc_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            if method != "POST" { afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+        } else {
+            afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)
+        }
+    }
+
+    private func configureHeaders(url: URL) {
+        let fields = request.allHTTPHeaderFields ?? [:]
+        var lowered = Set<String>()
+        lowered.reserveCapacity(fields.count + 4)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in fields {
+            lowered.insert(name.lowercased())
+            // "Name;" sends an empty value; "Name:" would remove the header.
+            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        for header in settings.additionalHeaders where !lowered.contains(header.name.lowercased()) {
+            lowered.insert(header.name.lowercased())
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        if !lowered.contains("expect") { list = curl_slist_append(list, "Expect:") }
+        if !lowered.contains("accept-encoding") {
+            afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        }
+        if let storage = settings.cookieStorage, !lowered.contains("cookie"),
+           let cookies = storage.cookies(for: url), !cookies.isEmpty,
+           let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
+            list = curl_slist_append(list, "Cookie: \(cookieHeader)")
+        }
+        if let resume = task.resumeState, !lowered.contains("range") {
+            resumeOffset = currentPartialLength(resume)
+            if resumeOffset > 0 {
+                list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
+                list = curl_slist_append(list, "If-Range: \(resume.validator)")
+            }
+        }
+        headerList = list
+        afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    private func currentPartialLength(_ resume: DownloadResumeState) -> Int64 {
+        var info = stat()
+        guard stat(resume.temporaryFilePath, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    private func openDownloadFile() throws {
+        if downloadDescriptor >= 0 { return }
+        let path: String
+        if let resume = task.resumeState, resumeOffset > 0 {
+            path = resume.temporaryFilePath
+            downloadDescriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        } else {
+            let name = "CFNetworkDownload_\(UUID().uuidString).tmp"
+            path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+            downloadDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        guard downloadDescriptor >= 0 else {
+            throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
+        }
+        downloadFile = URL(fileURLWithPath: path)
+    }
+
+    // MARK: Teardown
+
+    /// Frees what the handle pointed at (the header list) and closes the download file.
+    func releaseResources() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        reader = nil
+        closeDownloadFile()
+    }
+
+    func closeDownloadFile() {
+        if downloadDescriptor >= 0 { close(downloadDescriptor) }
+        downloadDescriptor = -1
+    }
+
+    /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
+    func replaceHandle(with newHandle: UnsafeMutableRawPointer) {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        reader = nil
+        handle = newHandle
+    }
+
+    private func resetResponse() {
+        statusCode = 0
+        headerFields.removeAll(keepingCapacity: true)
+        setCookieLines.removeAll()
+        finalResponse = nil
+        lastResponse = nil
+        body.removeAll(keepingCapacity: false)
+        lastSent = 0
+        lastReceived = 0
+        digestChallengeSeen = false
+    }
+
+    // MARK: Callbacks (engine thread)
+
+    fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        var text = String(decoding: line, as: UTF8.self)
+        // "\r\n" is one Character in Swift: strip any trailing newline characters.
+        while let last = text.last, last.isNewline { text.removeLast() }
+        if text.isEmpty { return headersEnded() }
+        if text.hasPrefix("HTTP/") {
+            // A new header block: after a redirect, a 100 Continue, or an authentication round.
+            statusCode = 0
+            headerFields.removeAll(keepingCapacity: true)
+            setCookieLines.removeAll()
+            let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            if parts.count >= 2 {
+                httpVersion = String(parts[0])
+                statusCode = Int(parts[1]) ?? 0
+            }
+            return true
+        }
+        guard let colon = text.firstIndex(of: ":") else { return true }
+        let name = String(text[..<colon])
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame { setCookieLines.append(value) }
+        if let existing = headerFields[name] {
+            headerFields[name] = existing + ", " + value
+        } else if let key = headerFields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            headerFields[key] = headerFields[key]! + ", " + value
+        } else {
+            headerFields[name] = value
+        }
+        return true
+    }
+
+    private func headersEnded() -> Bool {
+        if statusCode >= 100 && statusCode < 200 && statusCode != 101 { return true }
+        var effective: UnsafePointer<CChar>?
+        afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        let url = effective.flatMap { URL(string: String(cString: $0)) } ?? request.url!
+        let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion,
+                                       headerFields: headerFields)
+        lastResponse = response
+        if let response { storeCookies(from: response, url: url) }
+
+        // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
+        let location = headerFields.first { $0.key.caseInsensitiveCompare("Location") == .orderedSame }
+        if !events.followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), location != nil {
+            return true
+        }
+        if statusCode == 401, credential != nil, !digestChallengeSeen,
+           let challenge = headerFields.first(where: { $0.key.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }),
+           challenge.value.lowercased().hasPrefix("digest") {
+            digestChallengeSeen = true
+            return true
+        }
+        guard let response else { return false }
+        finalResponse = response
+        if isDownload, resumeOffset > 0, statusCode != 206 {
+            // The server sent the whole entity again (the validator no longer matches): start over.
+            if downloadDescriptor >= 0 {
+                _ = ftruncate(downloadDescriptor, 0)
+                _ = lseek(downloadDescriptor, 0, SEEK_SET)
+            }
+            resumeOffset = 0
+        }
+        var length: curl_off_t = -1
+        afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
+        if !isDownload, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
+        task.updateStorage { state in
+            state.response = response
+            state.countOfBytesExpectedToReceive = expected
+            state.countOfBytesReceived = resumeOffset
+            if state.currentRequest.url != url { state.currentRequest.url = url }
+        }
+        return events.transfer(task, didReceive: response)
+    }
+
+    private func storeCookies(from response: HTTPURLResponse, url: URL) {
+        guard !setCookieLines.isEmpty, let storage = settings.cookieStorage else { return }
+        var cookies: [HTTPCookie] = []
+        for line in setCookieLines {
+            cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
+        }
+        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+    }
+
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if task.isCancelRequested { return false }
+        if isDownload {
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(downloadDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    writeFailed = true
+                    return false
+                }
+                offset += written
+            }
+        } else {
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            if events.wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
+        }
+        return true
+    }
+
+    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if task.isCancelRequested { return afc_readfunc_abort }
+        guard let reader else { return 0 }
+        do {
+            switch try reader.read(into: buffer) {
+            case .bytes(let count): return count
+            case .end: return 0
+            case .wait(let duration):
+                throttled = true
+                pendingWait = duration
+                return afc_readfunc_pause
+            }
+        } catch {
+            bodyError = error
+            return afc_readfunc_abort
+        }
+    }
+
+    /// How long the body source asked to wait, taken by the engine after `curl_multi_perform`.
+    var pendingWait: Duration?
+
+    fileprivate func seekBody(to offset: Int64) -> Int32 {
+        guard let source = task.bodySource ?? request.httpBody.map({ DataBodySource($0) }) else {
+            return afc_seekfunc_fail
+        }
+        do {
+            let fresh = try source.makeReader()
+            var remaining = offset
+            if remaining > 0 {
+                let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+                defer { scratch.deallocate() }
+                while remaining > 0 {
+                    let slice = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<Int(min(remaining, 64 * 1024))])
+                    guard case .bytes(let count) = try fresh.read(into: slice) else { return afc_seekfunc_fail }
+                    remaining -= Int64(count)
+                }
+            }
+            reader = fresh
+            return afc_seekfunc_ok
+        } catch {
+            bodyError = error
+            return afc_seekfunc_fail
+        }
+    }
+
+    fileprivate func progress(downloaded: Int64, uploaded: Int64) -> Bool {
+        if task.isCancelRequested { return false }
+        let received = downloaded + resumeOffset
+        guard received != lastReceived || uploaded != lastSent else { return true }
+        let sentDelta = uploaded - lastSent
+        let receivedDelta = received - lastReceived
+        lastSent = uploaded
+        lastReceived = received
+        task.updateStorage { state in
+            state.countOfBytesSent = uploaded
+            if finalResponse != nil { state.countOfBytesReceived = received }
+        }
+        events.transferDidUpdateProgress(task, bytesSentDelta: sentDelta, bytesWrittenDelta: receivedDelta)
+        return !task.isCancelRequested
+    }
+
+    /// Whether the download file could not be written.
+    var didFailToWrite: Bool { writeFailed }
+    /// The offset a resumed download continued from (0 when it restarted or is new).
+    var resumedFrom: Int64 { resumeOffset }
+}
+
+// MARK: - C callbacks (non-capturing, so they convert to C function pointers)
+
+private let transferWriteCallback: curl_write_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+}
+
+private let transferHeaderCallback: curl_write_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+}
+
+private let transferReadCallback: curl_read_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return afc_readfunc_abort }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let transferSeekCallback: curl_seek_callback = { userdata, offset, origin in
+    guard let userdata, origin == SEEK_SET else { return afc_seekfunc_fail }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.seekBody(to: Int64(offset))
+}
+
+private let transferProgressCallback: curl_xferinfo_callback = { userdata, _, downloaded, _, uploaded in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.progress(downloaded: Int64(downloaded), uploaded: Int64(uploaded)) ? 0 : 1
+}
