@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import Testing
 @testable import AFCore
 import AFProtocols
@@ -23,7 +22,7 @@ struct DataTaskTests {
 
     @Test func completedTaskReportsStateCountsAndMetrics() async throws {
         let manager = makeManager()
-        let box = Mutex<SessionDataTask?>(nil)
+        let box = Protected<SessionDataTask?>(nil)
         _ = await complete(manager, URLRequest(url: sharedServer.url("/bytes/2048")), body: { task in box.withLock { $0 = task } })
         let task = try #require(box.withLock { $0 })
         #expect(task.state == .completed)
@@ -88,7 +87,7 @@ struct DataTaskTests {
 
     @Test func redirectHookSeesTheRedirectAndCanStopIt() async {
         let manager = makeManager()
-        let calls = Mutex(0)
+        let calls = Protected(0)
         var hooks = SessionManagerHooks()
         hooks.taskWillPerformHTTPRedirection = { _, response, request in
             calls.withLock { $0 += 1 }
@@ -128,7 +127,7 @@ struct DataTaskTests {
 
     @Test func basicChallengeGoesThroughTheHandler() async {
         let manager = makeManager()
-        let realms = Mutex<[String?]>([])
+        let realms = Protected<[String?]>([])
         var hooks = SessionManagerHooks()
         hooks.authenticationChallengeHandler = { _, challenge in
             realms.withLock { $0.append(challenge.protectionSpace.realm) }
@@ -167,7 +166,7 @@ struct DataTaskTests {
         let manager = makeManager()
         let group = DispatchGroup()
         manager.completionGroup = group
-        let finished = Mutex(false)
+        let finished = Protected(false)
         manager.dataTask(with: URLRequest(url: sharedServer.url("/bytes/1"))) { _, _, _ in
             finished.withLock { $0 = true }
         }.resume()
@@ -184,8 +183,8 @@ struct DataTaskTests {
 
     @Test func completeNotificationCarriesAFKeys() async throws {
         let manager = makeManager()
-        let captured = Mutex<UserInfoBox?>(nil)
-        let box = Mutex<SessionDataTask?>(nil)
+        let captured = Protected<UserInfoBox?>(nil)
+        let box = Protected<SessionDataTask?>(nil)
         let token = NotificationCenter.default.addObserver(forName: .networkingTaskDidComplete, object: nil, queue: nil) { note in
             if let task = note.object as? SessionDataTask, task === box.withLock({ $0 }) {
                 let info = UserInfoBox(value: note.userInfo as? [String: Any] ?? [:])
@@ -207,7 +206,7 @@ struct DataTaskTests {
 
     @Test func hooksRunInAFNetworkingOrder() async {
         let manager = makeManager()
-        let order = Mutex<[String]>([])
+        let order = Protected<[String]>([])
         var hooks = SessionManagerHooks()
         hooks.dataTaskDidReceiveResponse = { _, _ in order.withLock { $0.append("response") }; return .allow }
         hooks.dataTaskDidReceiveData = { _, _ in order.withLock { if $0.last != "data" { $0.append("data") } } }

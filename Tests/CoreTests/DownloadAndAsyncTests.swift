@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import Testing
 @testable import AFCore
 import AFProtocols
@@ -13,7 +12,7 @@ struct DownloadAndAsyncTests {
         let manager = makeManager()
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("core-dl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let temporary = Mutex<URL?>(nil)
+        let temporary = Protected<URL?>(nil)
         let task = manager.downloadTask(with: URLRequest(url: sharedServer.url("/bytes/500000")), progress: nil,
                                         destination: { tmp, response in
             temporary.withLock { $0 = tmp }
@@ -21,7 +20,7 @@ struct DownloadAndAsyncTests {
             return destination
         }, completionHandler: nil)
         let moved = NotificationCounter(.urlSessionDownloadTaskDidMoveFileSuccessfully, object: task)
-        let final = Mutex<Double>(0)
+        let final = Protected<Double>(0)
         let (_, fileURL) = try await manager.download(URLRequest(url: sharedServer.url("/bytes/500000")),
                                                       progress: { p in final.withLock { $0 = p.fractionCompleted } },
                                                       destination: { _, _ in destination })
@@ -47,7 +46,7 @@ struct DownloadAndAsyncTests {
     @Test func failedMovePostsTheFailureNotificationAndCompletesWithTheError() async throws {
         let manager = makeManager()
         let bad = URL(fileURLWithPath: "/nonexistent-dir-\(UUID().uuidString)/file")
-        let failed = Mutex(0)
+        let failed = Protected(0)
         let token = NotificationCenter.default.addObserver(forName: .urlSessionDownloadTaskDidFailToMoveFile, object: nil,
                                                            queue: nil) { _ in failed.withLock { $0 += 1 } }
         defer { NotificationCenter.default.removeObserver(token) }

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import Testing
 @testable import AFCore
 import AFProtocols
@@ -92,7 +91,7 @@ struct HTTPSessionManagerTests {
         let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
         manager.completionQueue = DispatchQueue(label: "serialization")
         manager.requestSerializer = FailingSerializer()
-        let calls = Mutex(0)
+        let calls = Protected(0)
         let task: SessionDataTask? = manager.get("bytes/1", success: nil, failure: { task, error in
             #expect(task == nil)
             #expect((error as NSError).domain == URLRequestSerializationErrorDomain)

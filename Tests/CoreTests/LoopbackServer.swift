@@ -1,13 +1,13 @@
 // A small HTTP/1.1 server on 127.0.0.1 for the engine's unit tests: real sockets, keep-alive, and a few
 // fixed routes (including faults). Integration tests use the harness's httpbin and nginx instead.
 import Foundation
-import Synchronization
+@testable import AFCore
 
 final class LoopbackServer: Sendable {
     let port: Int
     private let listener: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let connections = Mutex<Set<Int32>>([])
+    private let stopped = Protected(false)
+    private let connections = Protected<Set<Int32>>([])
 
     init() throws {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -35,16 +35,16 @@ final class LoopbackServer: Sendable {
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     func stop() {
-        stopped.store(true, ordering: .sequentiallyConsistent)
+        stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for descriptor in connections.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
-        while !stopped.load(ordering: .sequentiallyConsistent) {
+        while !stopped.withLock({ $0 }) {
             let client = accept(listener, nil, nil)
-            if client < 0 { if stopped.load(ordering: .sequentiallyConsistent) { return } else { continue } }
+            if client < 0 { if stopped.withLock({ $0 }) { return } else { continue } }
             connections.withLock { _ = $0.insert(client) }
             let thread = Thread { [self] in
                 serve(client)
@@ -174,7 +174,7 @@ final class LoopbackServer: Sendable {
             _ = send(client, head(200, [("Content-Length", "1000")]) + Self.pattern(100))
             return false
         case "stall":
-            while !stopped.load(ordering: .sequentiallyConsistent), receive(client) != nil {}
+            while !stopped.withLock({ $0 }), receive(client) != nil {}
             return false
         case "redirect":
             return reply(client, status: 302, headers: [("Location", "/bytes/5")])

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 @testable import AFCore
 import AFProtocols
 
@@ -44,9 +43,9 @@ func complete(_ manager: URLSessionManager, _ request: URLRequest,
 
 /// Counts notifications of one name for one object.
 final class NotificationCounter: @unchecked Sendable {
-    // @unchecked Sendable: the count is a Mutex; the observer token is only touched in init/deinit.
+    // @unchecked Sendable: the count is lock-guarded; the observer token is only touched in init/deinit.
     private final class Count: Sendable {
-        let value = Mutex(0)
+        let value = Protected(0)
     }
     private let count = Count()
     private var token: NSObjectProtocol?

@@ -1,14 +1,13 @@
 import CCurlShim
 import Foundation
-import Synchronization
 import AFProtocols
 
 /// The session's trust policy as the TLS verify callback sees it, plus the last rejection per host
 /// (for the -1202 error's peer-trust key). Lives as long as its engine, which outlives every
 /// connection (they close when the multi handle is cleaned up).
 final class ServerTrustContext: Sendable {
-    private let policy = Mutex<(any ServerTrustEvaluating)?>(nil)
-    private let rejections = Mutex<[String: ServerTrust]>([:])
+    private let policy = Protected<(any ServerTrustEvaluating)?>(nil)
+    private let rejections = Protected<[String: ServerTrust]>([:])
 
     /// The policy deciding new handshakes (nil: libcurl verifies against the system CA bundle).
     var currentPolicy: (any ServerTrustEvaluating)? {

@@ -4,16 +4,15 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// A session's transfer engine: one thread driving one libcurl multi handle.
 ///
-/// Other threads only enqueue commands (under a Mutex) and wake the poll with `curl_multi_wakeup`; the
+/// Other threads only enqueue commands (under a lock) and wake the poll with `curl_multi_wakeup`; the
 /// engine thread owns the multi handle, every easy handle and every ``Transfer``. Connections stay in
 /// the multi handle's cache, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
 final class SessionEngine: @unchecked Sendable {
-    // @unchecked Sendable: `inbox` is a Mutex; `multi` is only passed to curl_multi_wakeup off the engine
+    // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup off the engine
     // thread (documented thread-safe); every other var is touched only on the engine thread.
 
     private enum Command {
@@ -34,7 +33,7 @@ final class SessionEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let settings: EngineSettings
     private weak var events: (any EngineEvents)?
-    private let inbox = Mutex(Inbox())
+    private let inbox = Protected(Inbox())
     let trustContext = ServerTrustContext()
 
     // Engine thread only
@@ -138,10 +137,14 @@ final class SessionEngine: @unchecked Sendable {
             }
             begin(task)
         case .pause(let task):
-            if let transfer = transfersByTask[ObjectIdentifier(task)] { curl_easy_pause(transfer.handle, afc_pause_all) }
+            if let transfer = transfersByTask[ObjectIdentifier(task)] {
+                transfer.userPaused = true
+                curl_easy_pause(transfer.handle, afc_pause_all)
+            }
         case .unpause(let task):
             if let transfer = transfersByTask[ObjectIdentifier(task)] {
                 transfer.throttled = false
+                transfer.userPaused = false
                 curl_easy_pause(transfer.handle, afc_pause_cont)
             }
         case .cancel(let task):
@@ -165,8 +168,8 @@ final class SessionEngine: @unchecked Sendable {
         }
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
         transfersByTask[ObjectIdentifier(task)] = transfer
+        transfer.userPaused = task.state == .suspended
         attach(transfer)
-        if task.state == .suspended { curl_easy_pause(transfer.handle, afc_pause_all) }
     }
 
     /// Configures `transfer`'s handle and adds it to the multi handle, or finishes it with the setup error.
@@ -221,7 +224,7 @@ final class SessionEngine: @unchecked Sendable {
         for transfer in due where transfersByTask[ObjectIdentifier(transfer.task)] === transfer && transfer.throttled {
             transfer.throttled = false
             // A suspended task stays paused; resume() unpauses it.
-            if transfer.task.state == .running { curl_easy_pause(transfer.handle, afc_pause_cont) }
+            if !transfer.userPaused { curl_easy_pause(transfer.handle, afc_pause_cont) }
         }
     }
 

@@ -42,6 +42,9 @@ final class Transfer {
     private var lastReceived: Int64 = 0
     var bodyError: (any Error)?
     var throttled = false
+    /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
+    /// before the transfer phase would be lost when libcurl starts the request).
+    var userPaused = false
     var credential: URLCredential?
     var authenticationFailures = 0
     var redirectCount = 0
@@ -326,8 +329,9 @@ final class Transfer {
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
     }
 
-    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if task.isCancelRequested { return false }
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if task.isCancelRequested { return 0 }
+        if userPaused { return afc_writefunc_pause }
         if isDownload {
             var offset = 0
             while offset < bytes.count {
@@ -335,7 +339,7 @@ final class Transfer {
                 if written < 0 {
                     if errno == EINTR { continue }
                     writeFailed = true
-                    return false
+                    return 0
                 }
                 offset += written
             }
@@ -343,11 +347,12 @@ final class Transfer {
             body.append(bytes.assumingMemoryBound(to: UInt8.self))
             if events.wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
-        return true
+        return bytes.count
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if task.isCancelRequested { return afc_readfunc_abort }
+        if userPaused { return afc_readfunc_pause }
         guard let reader else { return 0 }
         do {
             switch try reader.read(into: buffer) {
@@ -418,8 +423,7 @@ final class Transfer {
 private let transferWriteCallback: curl_write_callback = { pointer, size, count, userdata in
     guard let userdata, let pointer else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
 }
 
 private let transferHeaderCallback: curl_write_callback = { pointer, size, count, userdata in

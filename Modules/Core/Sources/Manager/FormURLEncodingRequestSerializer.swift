@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// The request serializer an ``HTTPSessionManager`` uses when none is given: parameters as a query
@@ -14,7 +13,7 @@ import AFProtocols
 ///
 /// Threading: safe from any thread.
 public final class FormURLEncodingRequestSerializer: HTTPRequestSerializing {
-    private let headers = Mutex<[String: String]>([:])
+    private let headers = Protected<[String: String]>([:])
 
     /// Creates a serializer with no default headers.
     public init() {}

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// A session manager for HTTP APIs under one base URL (AFHTTPSessionManager): builds requests with its
@@ -14,18 +13,18 @@ import AFProtocols
 ///
 /// Threading: every member is safe from any thread.
 open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
-    // @unchecked Sendable: adds only Mutex-guarded state and an immutable URL to URLSessionManager.
+    // @unchecked Sendable: adds only lock-guarded state and an immutable URL to URLSessionManager.
 
     /// The URL paths resolve against; given a trailing `/` when its path was non-empty without one.
     public let baseURL: URL?
-    private let serializers: Mutex<(request: any HTTPRequestSerializing, multipart: (any MultipartFormRequestBuilding)?)>
+    private let serializers: Protected<(request: any HTTPRequestSerializing, multipart: (any MultipartFormRequestBuilding)?)>
 
     /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) on a session with
     /// `configuration` (nil: the default). The request serializer is ``FormURLEncodingRequestSerializer``
     /// until one is set; the umbrella module's initializer sets AFNetworking's defaults.
     public init(baseURL: URL? = nil, sessionConfiguration configuration: URLSessionConfiguration? = nil) {
         self.baseURL = baseURL.map(Self.normalizedBaseURL)
-        serializers = Mutex((FormURLEncodingRequestSerializer(), nil))
+        serializers = Protected((FormURLEncodingRequestSerializer(), nil))
         super.init(sessionConfiguration: configuration)
     }
 

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// What a finished task hands its completion handler.
@@ -21,7 +20,7 @@ enum TaskCompletion: Sendable {
 /// progress closures, the destination and the completion.
 final class TaskDelegate: @unchecked Sendable {
     // @unchecked Sendable: all stored properties are `let`s; Progress is internally locked by Foundation,
-    // and the mutable `engine` sits in a Mutex.
+    // and the mutable `engine` sits in a lock (Protected).
     let uploadProgress: Progress
     let downloadProgress: Progress
     let uploadProgressBlock: (@Sendable (Progress) -> Void)?
@@ -30,8 +29,8 @@ final class TaskDelegate: @unchecked Sendable {
     let completion: TaskCompletion?
     /// The queue the completion runs on when it must not depend on the manager's (async API).
     let completionQueueOverride: DispatchQueue?
-    private let runningEngine = Mutex<SessionEngine?>(nil)
-    private let observers = Mutex<[ProgressObserver]>([])
+    private let runningEngine = Protected<SessionEngine?>(nil)
+    private let observers = Protected<[ProgressObserver]>([])
 
     /// An async-sequence subscriber to one of the progress objects.
     struct ProgressObserver: Sendable {

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// Hands a task's result to an async caller, whichever of the two arrives first.
@@ -11,7 +10,7 @@ final class ResultRelay<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<Value, Never>?
         var value: Value?
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     func deliver(_ value: Value) {
         let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in

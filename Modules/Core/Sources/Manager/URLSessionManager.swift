@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// Creates and manages tasks on a session of its own (AFURLSessionManager), running them on a libcurl
@@ -21,7 +20,7 @@ import AFProtocols
 /// Threading: every member is safe from any thread.
 open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataTaskProviding {
     // @unchecked Sendable: the class is open for subclassing (HTTPSessionManager); every mutable property
-    // lives in a Mutex, and the `let`s are Sendable or internally synchronized (DispatchQueue).
+    // lives in a lock (Protected), and the `let`s are Sendable or internally synchronized (DispatchQueue).
 
     private struct Settings {
         var responseSerializer: any ResponseSerializing = DataResponseSerializer()
@@ -41,8 +40,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     private let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
-    private let settings = Mutex(Settings())
-    private let registry = Mutex(Registry())
+    private let settings = Protected(Settings())
+    private let registry = Protected(Registry())
     /// Where responses are serialized (concurrent, as AFNetworking's processing queue).
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing",
                                         attributes: .concurrent)

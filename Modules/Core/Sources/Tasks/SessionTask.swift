@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import AFProtocols
 
 /// One transfer a ``URLSessionManager`` runs: the Linux counterpart of `URLSessionTask`, driven by the
@@ -14,7 +13,7 @@ import AFProtocols
 /// Threading: every member is safe from any thread.
 public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Sendable {
     // @unchecked Sendable: the class is not final (subclasses add no stored mutable state outside a
-    // Mutex); every mutable property lives in `storage`, and the remaining stored properties are `let`s of
+    // lock); every mutable property lives in `storage`, and the remaining stored properties are `let`s of
     // Sendable types.
 
     /// Unique within the session that made the task.
@@ -28,7 +27,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     let resumeState: DownloadResumeState?
     /// The session side that runs the task and receives its events.
     let controller: any TaskControlling
-    private let storage: Mutex<TaskStorage>
+    private let storage: Protected<TaskStorage>
 
     init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?, resumeState: DownloadResumeState? = nil,
          controller: any TaskControlling) {
@@ -43,7 +42,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         } else if let body = request.httpBody {
             initial.countOfBytesExpectedToSend = Int64(body.count)
         }
-        self.storage = Mutex(initial)
+        self.storage = Protected(initial)
     }
 
     // MARK: Observed state
@@ -201,8 +200,8 @@ public final class SessionUploadTask: SessionDataTask, @unchecked Sendable {
 /// A task that writes its response body to a temporary file, then moves it to the destination the
 /// session manager's closure returns (`URLSessionDownloadTask`).
 public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
-    // @unchecked Sendable: `resumeDataHandler` lives in a Mutex; nothing else is added.
-    private let resumeDataHandler = Mutex<(@Sendable (Data?) -> Void)?>(nil)
+    // @unchecked Sendable: `resumeDataHandler` lives in a lock; nothing else is added.
+    private let resumeDataHandler = Protected<(@Sendable (Data?) -> Void)?>(nil)
 
     /// Cancels the download and hands `completionHandler` data that ``URLSessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``
     /// continues from (also in another process: the partial file stays in the temporary directory).
