@@ -90,6 +90,8 @@ let package = Package(
         .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading"], path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),
 
+        .testTarget(name: "afTests", dependencies: ["af"], path: "Tests/CLITests"),
+
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),
         .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
