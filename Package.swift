@@ -94,6 +94,10 @@ let package = Package(
         .target(name: "AFTestHarness", path: "Integration/Harness"),
         .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
                     path: "Integration/Tests"),
+        // Runs reachability managers inside a network namespace for IntegrationTests (a namespace is
+        // per thread, so each scenario needs its own process); not a product.
+        .executableTarget(name: "af-reachability-probe", dependencies: ["AFReachability", "AFProtocols"],
+                          path: "Integration/ReachabilityProbe"),
     ],
     swiftLanguageModes: [.v6]
 )
