@@ -22,8 +22,9 @@ struct ReachabilityNamespaceTests {
         let remote = "198.19.0.10"
         let txBefore = try lab.transmittedPackets()
 
-        let probe = try ReachabilityProbe(namespace: lab.inside,
-                                          targets: ["shared", "address=\(remote)", "address=\(lab.peerAddress)", "domain=localhost"])
+        let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
+            "shared", "address=\(remote)", "address=\(lab.peerAddress)", "domain=localhost", "address=0.0.0.0",
+        ])
         defer { probe.stop() }
         let labels = ["shared", "address=\(remote)", "address=\(lab.peerAddress)"]
 
@@ -88,6 +89,8 @@ struct ReachabilityNamespaceTests {
                                                "block 0", "notification 0", "block 2", "notification 2", "block 0", "notification 0",
                                                "block 2", "notification 2"])
         #expect(probe.deliveries("address=\(remote)") == probe.deliveries("shared"))
+        // AFNetworking's zero address given explicitly is the IPv4 default route, like shared here.
+        #expect(probe.deliveries("address=0.0.0.0") == probe.deliveries("shared"))
         #expect(probe.deliveries("address=\(lab.peerAddress)") == ["block 2", "notification 2", "block 0", "notification 0",
                                                                    "block 2", "notification 2", "block 0", "notification 0",
                                                                    "block 2", "notification 2"])
@@ -132,6 +135,37 @@ struct ReachabilityNamespaceTests {
         #expect(probe.deliveries("shared") == ["block 0", "notification 0"])
     }
 
+    @Test func anIPv6DefaultRouteIsAnyRouteToo() throws {
+        let lab = try NamespaceLab(tag: "6", ipv6: true)
+        defer { lab.destroy() }
+        try lab.inNamespace("route", "del", "default")
+        let remote = "2001:2:0:ff::10"
+        let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
+            "shared", "address=\(remote)", "address=\(lab.peerAddress6)", "address=::",
+        ])
+        defer { probe.stop() }
+        // Only the IPv4 default route was removed and there is no IPv6 one yet.
+        #expect(try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
+        #expect(try probe.waitForStatus("address=\(remote)", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
+        #expect(try probe.waitForStatus("address=::", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
+        let peer = try probe.waitForStatus("address=\(lab.peerAddress6)", index: 0, within: Self.promptly, after: probe.readyAt)
+        #expect(peer.status == 2 && peer.interface == lab.insideInterface && peer.kind == "wiredEthernet")
+
+        var mark = ContinuousClock.now
+        try lab.inNamespace("-6", "route", "add", "default", "via", lab.peerAddress6)
+        for label in ["shared", "address=\(remote)", "address=::"] {
+            let status = try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark)
+            #expect(status.status == 2 && status.interface == lab.insideInterface, "\(label)")
+        }
+        mark = .now
+        try lab.inNamespace("-6", "route", "del", "default")
+        for label in ["shared", "address=\(remote)", "address=::"] {
+            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == 0, "\(label)")
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(probe.deliveries("address=\(lab.peerAddress6)") == ["block 2", "notification 2"])
+    }
+
     @Test func aDomainManagerResolvesAgainAfterANetworkChange() throws {
         let lab = try NamespaceLab(tag: "d")
         defer { lab.destroy() }
@@ -167,9 +201,14 @@ final class NamespaceLab {
     let peerInterface: String
     let insideAddress = "198.18.0.1"
     let peerAddress = "198.18.0.2"
+    /// From 2001:2::/48, the IPv6 benchmarking range (used when the lab has IPv6).
+    let insideAddress6 = "2001:2::1"
+    let peerAddress6 = "2001:2::2"
     private var etcDirectories: [String] = []
 
-    init(tag: String, withPeer: Bool = true) throws {
+    /// `ipv6` keeps IPv6 on and adds 2001:2::1/64 and 2001:2::2/64 (without duplicate address
+    /// detection, so they are usable at once); otherwise IPv6 is off inside.
+    init(tag: String, withPeer: Bool = true, ipv6: Bool = false) throws {
         Self.deleteStaleNamespaces()
         let base = "\(Self.prefix)\(getpid())\(tag)"
         inside = base + "a"
@@ -179,15 +218,21 @@ final class NamespaceLab {
         do {
             try Self.run(["netns", "add", inside])
             try inNamespace("link", "set", "lo", "up")
-            // IPv6 off inside: its own router solicitations and DAD would make the packet count move.
-            try Self.run(["netns", "exec", inside, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                          "net.ipv6.conf.default.disable_ipv6=1"])
+            if !ipv6 {
+                // IPv6 off inside: its own router solicitations and DAD would make the packet count move.
+                try Self.run(["netns", "exec", inside, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                              "net.ipv6.conf.default.disable_ipv6=1"])
+            }
             guard let peer else { return }
             try Self.run(["netns", "add", peer])
             try Self.run(["link", "add", insideInterface, "netns", inside, "type", "veth",
                           "peer", "name", peerInterface, "netns", peer])
             try inNamespace("address", "add", insideAddress + "/24", "dev", insideInterface)
             try inPeer("address", "add", peerAddress + "/24", "dev", peerInterface)
+            if ipv6 {
+                try inNamespace("-6", "address", "add", insideAddress6 + "/64", "dev", insideInterface, "nodad")
+                try inPeer("-6", "address", "add", peerAddress6 + "/64", "dev", peerInterface, "nodad")
+            }
             try inPeer("link", "set", peerInterface, "up")
             try inNamespace("link", "set", insideInterface, "up")
             try inNamespace("route", "add", "default", "via", peerAddress)
