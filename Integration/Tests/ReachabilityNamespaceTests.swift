@@ -220,8 +220,8 @@ final class NamespaceLab {
             try inNamespace("link", "set", "lo", "up")
             if !ipv6 {
                 // IPv6 off inside: its own router solicitations and DAD would make the packet count move.
-                try Self.run(["netns", "exec", inside, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                              "net.ipv6.conf.default.disable_ipv6=1"])
+                try Self.run(["netns", "exec", inside, "sh", "-c",
+                              "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 && echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6"])
             }
             guard let peer else { return }
             try Self.run(["netns", "add", peer])
