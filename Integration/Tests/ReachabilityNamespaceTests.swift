@@ -6,6 +6,10 @@ import Foundation
 import Synchronization
 import Testing
 
+/// AFNetworking's raw values as the probe prints them (an Ethernet veth and loopback report WiFi).
+private let viaWiFi = NetworkReachabilityStatus.reachableViaWiFi.rawValue
+private let notReachable = NetworkReachabilityStatus.notReachable.rawValue
+
 /// Root and iproute2 are needed to create namespaces.
 private let canCreateNamespaces = getuid() == 0 && FileManager.default.isExecutableFile(atPath: NamespaceLab.ip)
 
@@ -31,12 +35,12 @@ struct ReachabilityNamespaceTests {
         // Reachable within 1 s of start, through the veth, an Ethernet kind reported as WiFi.
         for label in labels {
             let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
-            #expect(first.status == 2, "\(label)")
+            #expect(first.status == viaWiFi, "\(label)")
             #expect(first.interface == lab.insideInterface, "\(label)")
             #expect(first.kind == "wiredEthernet", "\(label)")
         }
         let localhost = try probe.waitForStatus("domain=localhost", index: 0, within: Self.promptly, after: probe.readyAt)
-        #expect(localhost.status == 2 && localhost.interface == "lo" && localhost.kind == "loopback")
+        #expect(localhost.status == viaWiFi && localhost.interface == "lo" && localhost.kind == "loopback")
 
         // Idle: no change for 5 s, so no CPU (a polling loop would accumulate ticks).
         let ticks = try probe.cpuTicks(over: .seconds(5))
@@ -46,42 +50,42 @@ struct ReachabilityNamespaceTests {
         // Our veth administratively down: everything unreachable within 1 s.
         var mark = ContinuousClock.now
         try lab.inNamespace("link", "set", lab.insideInterface, "down")
-        for label in labels { #expect(try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark).status == 0) }
+        for label in labels { #expect(try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark).status == notReachable) }
 
         // Up again: the peer's subnet route comes back with the link; the default route (removed by the
         // kernel with the link) comes back when re-added, as a DHCP client would.
         mark = .now
         try lab.inNamespace("link", "set", lab.insideInterface, "up")
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 2, within: Self.throughLinkwatch, after: mark).status == 2)
+        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         mark = .now
         try lab.inNamespace("route", "replace", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == 2)
+            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // No default route: the remote address and any-route go unreachable; the peer stays reachable.
         mark = .now
         try lab.inNamespace("route", "del", "default")
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 3, within: Self.promptly, after: mark).status == 0)
+            #expect(try probe.waitForStatus(label, index: 3, within: Self.promptly, after: mark).status == notReachable)
         }
         mark = .now
         try lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 4, within: Self.promptly, after: mark).status == 2)
+            #expect(try probe.waitForStatus(label, index: 4, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // The peer's end down: our veth loses carrier (routes stay, flagged linkdown): unreachable.
         mark = .now
         try lab.inPeer("link", "set", lab.peerInterface, "down")
-        #expect(try probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == 0)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == 0)
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == 0)
+        #expect(try probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        #expect(try probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == notReachable)
         mark = .now
         try lab.inPeer("link", "set", lab.peerInterface, "up")
-        #expect(try probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == 2)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == 2)
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == 2)
+        #expect(try probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
         // Once per change, block then notification, in order: the whole history, nothing extra.
         Thread.sleep(forTimeInterval: 0.5)
@@ -110,24 +114,24 @@ struct ReachabilityNamespaceTests {
 
         for label in ["shared", "address=198.19.0.10", "domain=afr-no-such-host.invalid"] {
             let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
-            #expect(first.status == 0, "\(label)")
+            #expect(first.status == notReachable, "\(label)")
             #expect(first.interface == "-", "\(label)")
         }
         for label in ["address=127.0.0.1", "domain=localhost"] {
             let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
-            #expect(first.status == 2, "\(label)")
+            #expect(first.status == viaWiFi, "\(label)")
             #expect(first.interface == "lo" && first.kind == "loopback", "\(label)")
         }
 
         // Loopback itself down and up.
         var mark = ContinuousClock.now
         try lab.inNamespace("link", "set", "lo", "down")
-        #expect(try probe.waitForStatus("address=127.0.0.1", index: 1, within: Self.promptly, after: mark).status == 0)
-        #expect(try probe.waitForStatus("domain=localhost", index: 1, within: Self.promptly, after: mark).status == 0)
+        #expect(try probe.waitForStatus("address=127.0.0.1", index: 1, within: Self.promptly, after: mark).status == notReachable)
+        #expect(try probe.waitForStatus("domain=localhost", index: 1, within: Self.promptly, after: mark).status == notReachable)
         mark = .now
         try lab.inNamespace("link", "set", "lo", "up")
-        #expect(try probe.waitForStatus("address=127.0.0.1", index: 2, within: Self.throughLinkwatch, after: mark).status == 2)
-        #expect(try probe.waitForStatus("domain=localhost", index: 2, within: Self.throughLinkwatch, after: mark).status == 2)
+        #expect(try probe.waitForStatus("address=127.0.0.1", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try probe.waitForStatus("domain=localhost", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
         Thread.sleep(forTimeInterval: 0.5)
         #expect(probe.isRunning, "an unresolvable name must not crash the process")
@@ -145,22 +149,22 @@ struct ReachabilityNamespaceTests {
         ])
         defer { probe.stop() }
         // Only the IPv4 default route was removed and there is no IPv6 one yet.
-        #expect(try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
-        #expect(try probe.waitForStatus("address=::", index: 0, within: Self.promptly, after: probe.readyAt).status == 0)
+        #expect(try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
+        #expect(try probe.waitForStatus("address=\(remote)", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
+        #expect(try probe.waitForStatus("address=::", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
         let peer = try probe.waitForStatus("address=\(lab.peerAddress6)", index: 0, within: Self.promptly, after: probe.readyAt)
-        #expect(peer.status == 2 && peer.interface == lab.insideInterface && peer.kind == "wiredEthernet")
+        #expect(peer.status == viaWiFi && peer.interface == lab.insideInterface && peer.kind == "wiredEthernet")
 
         var mark = ContinuousClock.now
         try lab.inNamespace("-6", "route", "add", "default", "via", lab.peerAddress6)
         for label in ["shared", "address=\(remote)", "address=::"] {
             let status = try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark)
-            #expect(status.status == 2 && status.interface == lab.insideInterface, "\(label)")
+            #expect(status.status == viaWiFi && status.interface == lab.insideInterface, "\(label)")
         }
         mark = .now
         try lab.inNamespace("-6", "route", "del", "default")
         for label in ["shared", "address=\(remote)", "address=::"] {
-            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == 0, "\(label)")
+            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == notReachable, "\(label)")
         }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(probe.deliveries("address=\(lab.peerAddress6)") == ["block 2", "notification 2"])
@@ -177,14 +181,14 @@ struct ReachabilityNamespaceTests {
         let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["domain=afr-peer.test"])
         defer { probe.stop() }
         let first = try probe.waitForStatus("domain=afr-peer.test", index: 0, within: Self.promptly, after: probe.readyAt)
-        #expect(first.status == 2 && first.interface == lab.insideInterface)
+        #expect(first.status == viaWiFi && first.interface == lab.insideInterface)
 
         // The name now points off-link, where there is no route; any network change makes the manager
         // resolve again (rewritten in place: the bind mount keeps the file's inode).
         try "127.0.0.1 localhost\n198.19.7.7 afr-peer.test\n".write(toFile: hosts, atomically: false, encoding: .utf8)
         let mark = ContinuousClock.now
         try lab.inNamespace("address", "add", "198.18.250.1/32", "dev", "lo")
-        #expect(try probe.waitForStatus("domain=afr-peer.test", index: 1, within: Self.promptly, after: mark).status == 0)
+        #expect(try probe.waitForStatus("domain=afr-peer.test", index: 1, within: Self.promptly, after: mark).status == notReachable)
     }
 }
 
