@@ -61,14 +61,25 @@ final class NetlinkEventMonitor: Sendable {
         while true {
             guard let woke = wait(&descriptors, timeoutMilliseconds: -1) else { return }
             if woke.stop { return }
-            guard woke.event, subscription?.drain() == true else { continue }
+            guard woke.event, let subscription else { continue }
+            switch subscription.drain() {
+            case .nothing:
+                continue
+            case .failed:
+                // Stop listening (a failed socket would make poll return at once, forever); the last
+                // status stands until monitoring is restarted.
+                descriptors[1].fd = -1
+                continue
+            case .changed:
+                break
+            }
             var coalesced: Int32 = 0
             while coalesced < Self.maximumCoalescingMilliseconds {
                 let slice = min(Self.quietPeriodMilliseconds, Self.maximumCoalescingMilliseconds - coalesced)
                 guard let more = wait(&descriptors, timeoutMilliseconds: slice) else { return }
                 if more.stop { return }
                 guard more.event else { break }
-                _ = subscription?.drain()
+                if subscription.drain() == .failed { descriptors[1].fd = -1 }
                 coalesced += slice
             }
             onChange()

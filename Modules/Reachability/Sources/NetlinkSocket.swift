@@ -63,22 +63,31 @@ final class NetlinkSocket {
         return try parsed.get()
     }
 
-    /// Discards every queued datagram (a subscription socket only needs to know that something changed).
-    /// Returns whether anything was read. ENOBUFS (the kernel dropped events) also counts as a change.
-    func drain() -> Bool {
-        var sawAnything = false
+    /// What draining a subscription socket found.
+    enum DrainResult {
+        /// At least one event (or an overrun: the kernel dropped events, so state must be re-read).
+        case changed
+        /// Nothing was queued.
+        case nothing
+        /// The socket failed with something other than EAGAIN/EINTR/ENOBUFS; it is of no further use.
+        case failed
+    }
+
+    /// Discards every queued datagram: a subscription socket only needs to know that something changed.
+    func drain() -> DrainResult {
+        var result = DrainResult.nothing
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 {
-                sawAnything = true
+            if count >= 0 {
+                result = .changed
                 continue
             }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && errno == ENOBUFS {
-                sawAnything = true
-                continue
+            switch errno {
+            case EINTR: continue
+            case ENOBUFS: result = .changed
+            case EAGAIN, EWOULDBLOCK: return result
+            default: return .failed
             }
-            return sawAnything
         }
     }
 
