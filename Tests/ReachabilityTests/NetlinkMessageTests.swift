@@ -70,3 +70,56 @@ extension NetlinkMessage {
         NetlinkMessage(type: type, flags: flags, sequence: sequence, payload: payload)
     }
 }
+
+/// Corrupted kernel answers: every outcome must be a value or a NetlinkError, never a trap.
+@Suite struct NetlinkCorruptionTests {
+    /// SplitMix64: a fixed sequence, so a failure reproduces.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let valid: [UInt8] =
+        message(type: Kernel.newRoute, payload: routeHeader(family: UInt8(AF_INET), destinationLength: 0,
+                                                            table: Kernel.tableMain, type: Kernel.unicast)
+            + attribute(Kernel.routeOutput, bytes(of: Int32(2)))
+            + attribute(Kernel.routeMultipath, nextHop(interface: 3) + nextHop(interface: 4)))
+        + message(type: Kernel.newLink, payload: linkHeader(index: 2, flags: 0x41) + attribute(Kernel.linkName, Array("eth0\0".utf8)))
+        + message(type: Kernel.newAddress, payload: addressHeader(family: UInt8(AF_INET), prefix: 24, index: 2)
+            + attribute(Kernel.addressLocal, [198, 18, 0, 1]))
+
+    @Test func mutatedAndTruncatedDatagramsNeverTrap() {
+        var generator = Generator(state: 7)
+        var decoded = 0
+        var rejected = 0
+        for _ in 0..<20_000 {
+            var datagram = Self.valid
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let index = Int.random(in: 0..<datagram.count, using: &generator)
+                datagram[index] = UInt8.random(in: 0...255, using: &generator)
+            }
+            datagram = Array(datagram.prefix(Int.random(in: 0...datagram.count, using: &generator)))
+            do {
+                for message in try parse(datagram) {
+                    _ = try RouteEntry.decode(message)
+                    _ = try LinkState.decode(message)
+                    _ = try InterfaceAddress.decode(message)
+                    _ = try message.errorCode()
+                }
+                decoded += 1
+            } catch {
+                rejected += 1
+            }
+        }
+        // Both outcomes occur, so the corruption reaches the checks.
+        #expect(decoded > 0)
+        #expect(rejected > 0)
+        #expect(decoded + rejected == 20_000)
+    }
+}

@@ -11,7 +11,7 @@ import Glibc
 /// A target is reachable when the kernel has a route to it whose output interface is up, has carrier and
 /// has an address of the target's family. ``shared`` and ``init()`` watch for a usable default route
 /// (IPv4 or IPv6), like AFNetworking's zero address; ``init(domain:)`` resolves the name at every
-/// evaluation; ``init(address:)-(UnsafePointer<sockaddr>)`` watches one address.
+/// evaluation; the `init(address:)` initializers watch one address.
 ///
 /// The status is ``NetworkReachabilityStatus/unknown`` until ``startMonitoring()``, which delivers the
 /// current status promptly and then each change, once per change: first to the status-change block,
