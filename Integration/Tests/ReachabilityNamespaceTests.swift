@@ -170,6 +170,18 @@ struct ReachabilityNamespaceTests {
         #expect(probe.deliveries("address=\(lab.peerAddress6)") == ["block 2", "notification 2"])
     }
 
+    @Test func aCellularNamedInterfaceReportsWWAN() throws {
+        // Modem drivers that set no DEVTYPE are recognised by name (wwan*, rmnet*, ccmni*).
+        let lab = try NamespaceLab(tag: "w", insideInterfaceName: "wwan\(getpid())")
+        defer { lab.destroy() }
+        let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["shared"])
+        defer { probe.stop() }
+        let first = try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt)
+        #expect(first.status == NetworkReachabilityStatus.reachableViaWWAN.rawValue)
+        #expect(first.interface == lab.insideInterface)
+        #expect(first.kind == "cellular")
+    }
+
     @Test func aDomainManagerResolvesAgainAfterANetworkChange() throws {
         let lab = try NamespaceLab(tag: "d")
         defer { lab.destroy() }
@@ -212,12 +224,13 @@ final class NamespaceLab {
 
     /// `ipv6` keeps IPv6 on and adds 2001:2::1/64 and 2001:2::2/64 (without duplicate address
     /// detection, so they are usable at once); otherwise IPv6 is off inside.
-    init(tag: String, withPeer: Bool = true, ipv6: Bool = false) throws {
+    /// `insideInterfaceName` replaces the default afr<pid><tag>x (at most 15 characters).
+    init(tag: String, withPeer: Bool = true, ipv6: Bool = false, insideInterfaceName: String? = nil) throws {
         Self.deleteStaleNamespaces()
         let base = "\(Self.prefix)\(getpid())\(tag)"
         inside = base + "a"
         peer = withPeer ? base + "b" : nil
-        insideInterface = base + "x"
+        insideInterface = insideInterfaceName ?? base + "x"
         peerInterface = base + "y"
         do {
             try Self.run(["netns", "add", inside])
