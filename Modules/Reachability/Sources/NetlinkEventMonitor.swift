@@ -52,8 +52,9 @@ final class NetlinkEventMonitor: Sendable {
                 descriptor = nil
             }
         }
-        guard wake >= 0 else { return }
         onChange()
+        // Without a wake descriptor the thread could never be stopped, so it only reports the start.
+        guard wake >= 0 else { return }
         var descriptors = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: subscription?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
