@@ -78,7 +78,7 @@ final class MultipartBodyReader: BodyReader {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> BodyReadResult {
-        if case .finished = phase { return .end }
+        if isExhausted { return .end }
         var limit = buffer.count
         if let throttle = source.throttle {
             if waitBeforeNextPacket {
@@ -107,6 +107,15 @@ final class MultipartBodyReader: BodyReader {
             }
         }
         return .bytes(written)
+    }
+
+    /// Whether every byte has been produced (so no pause is owed before the end).
+    private var isExhausted: Bool {
+        switch phase {
+        case .finished: return true
+        case .block(let data, let offset, .finished): return offset >= data.count
+        case .block, .body: return false
+        }
     }
 
     /// Reads from the current phase, moving to the next one when it is used up; `.end` only when

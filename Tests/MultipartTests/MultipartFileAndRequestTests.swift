@@ -89,6 +89,16 @@ struct MultipartFileAndRequestTests {
         #expect(results == expected)
     }
 
+    @Test func noPauseIsOwedAfterTheLastPacket() throws {
+        let form = StreamingMultipartFormData(request: postRequest(), boundary: "B")
+        form.appendPart(withFormData: Data("123456".utf8), name: "k")  // 64 bytes in all: four whole packets
+        form.throttleBandwidth(packetSize: 16, delay: .milliseconds(5))
+        #expect(form.bodySource.contentLength == 64)
+        let (_, results) = try drain(form.bodySource, chunk: 100)
+        let pause = BodyReadResult.wait(.milliseconds(5))
+        #expect(results == [.bytes(16), pause, .bytes(16), pause, .bytes(16), pause, .bytes(16), .end])
+    }
+
     @Test func builderAppendsParametersFirstAndRejectsGETAndHEAD() throws {
         let builder = MultipartFormRequestBuilder(makeBoundary: { "B" })
         let streamed = try builder.multipartFormRequest(
