@@ -17,6 +17,7 @@ struct CoreResult: @unchecked Sendable {
     /// The body parsed as a JSON object (httpbin answers JSON).
     var json: [String: Any]? {
         if let dictionary = object as? [String: Any] { return dictionary }
+        if let value = object as? ParameterValue { return value.foundationObject as? [String: Any] }
         guard let data = object as? Data else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
@@ -26,6 +27,7 @@ struct CoreResult: @unchecked Sendable {
 func coreManager(baseURL: URL? = nil, _ configure: (URLSessionConfiguration) -> Void = { _ in }) -> HTTPSessionManager {
     let configuration = URLSessionConfiguration.ephemeral
     configure(configuration)
+    // AFNetworking's defaults (HTTPRequestSerializer, the default response serializer, multipart).
     let manager = HTTPSessionManager(baseURL: baseURL, sessionConfiguration: configuration)
     manager.completionQueue = DispatchQueue(label: "core.integration.completion")
     return manager

@@ -153,6 +153,29 @@ struct CoreSessionManagerTests {
         #expect((result.json?["data"] as? String)?.count == 32 * 1024)
     }
 
+    @Test func streamingMultipartUploadReportsProgressToOne() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager(baseURL: servers.httpbin.baseURL)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("core-multipart-\(UUID().uuidString).txt")
+        try Data(repeating: 0x62, count: 64 * 1024).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fractions = Mutex<[Double]>([])
+        let outcome: CoreResult = await withCheckedContinuation { continuation in
+            let task = manager.post("post", parameters: ["key": "value"], constructingBodyWith: { form in
+                try form.appendPart(withFileURL: file, name: "upload")
+            }, progress: { p in fractions.withLock { $0.append(p.fractionCompleted) } },
+            success: { task, object in
+                continuation.resume(returning: CoreResult(response: task.response as? HTTPURLResponse, object: object))
+            }, failure: { _, error in continuation.resume(returning: CoreResult(error: error)) })
+            #expect(task is SessionUploadTask)
+        }
+        #expect(outcome.error == nil)
+        #expect(fractions.withLock { $0 }.last == 1.0)
+        #expect(fractions.withLock { $0 }.count >= 2)
+        #expect((outcome.json?["form"] as? [String: Any])?["key"] as? String == "value")
+        #expect(((outcome.json?["files"] as? [String: Any])?["upload"] as? String)?.count == 64 * 1024)
+    }
+
     @Test func resumeAndSuspendNotificationsForEveryTaskKind() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()

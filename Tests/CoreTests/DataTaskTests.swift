@@ -153,7 +153,7 @@ struct DataTaskTests {
         // Under `swift test` on Linux the main queue is serviced, so the AF default works here.
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
-        let manager = URLSessionManager(sessionConfiguration: .ephemeral)
+        let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: DataResponseSerializer())
         let queueName = await withCheckedContinuation { continuation in
             manager.dataTask(with: URLRequest(url: sharedServer.url("/bytes/1"))) { _, _, _ in
                 continuation.resume(returning: DispatchQueue.getSpecific(key: key))

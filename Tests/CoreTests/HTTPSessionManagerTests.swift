@@ -9,13 +9,13 @@ import AFProtocols
 @Suite("HTTPSessionManager")
 struct HTTPSessionManagerTests {
     @Test func baseURLGetsATrailingSlashWhenItHasAPath() {
-        #expect(HTTPSessionManager(baseURL: URL(string: "http://example.com/v1")).baseURL?.absoluteString == "http://example.com/v1/")
-        #expect(HTTPSessionManager(baseURL: URL(string: "http://example.com/v1/")).baseURL?.absoluteString == "http://example.com/v1/")
-        #expect(HTTPSessionManager(baseURL: URL(string: "http://example.com")).baseURL?.absoluteString == "http://example.com")
+        #expect(makeHTTPManager(baseURL: URL(string: "http://example.com/v1")).baseURL?.absoluteString == "http://example.com/v1/")
+        #expect(makeHTTPManager(baseURL: URL(string: "http://example.com/v1/")).baseURL?.absoluteString == "http://example.com/v1/")
+        #expect(makeHTTPManager(baseURL: URL(string: "http://example.com")).baseURL?.absoluteString == "http://example.com")
     }
 
     @Test func pathsResolveAsRFC3986() {
-        let manager = HTTPSessionManager(baseURL: URL(string: "http://example.com/v1"))
+        let manager = makeHTTPManager(baseURL: URL(string: "http://example.com/v1"))
         #expect(manager.resolvedURL(for: "foo")?.absoluteString == "http://example.com/v1/foo")
         #expect(manager.resolvedURL(for: "foo?bar=baz")?.absoluteString == "http://example.com/v1/foo?bar=baz")
         #expect(manager.resolvedURL(for: "/foo")?.absoluteString == "http://example.com/foo")
@@ -25,19 +25,19 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func pinningPolicyNeedsAnHTTPSBaseURL() throws {
-        let plain = HTTPSessionManager(baseURL: URL(string: "http://example.com"))
+        let plain = makeHTTPManager(baseURL: URL(string: "http://example.com"))
         #expect(throws: InvalidSecurityPolicyError.self) { try plain.setSecurityPolicy(PinningPolicy(pinningMode: .certificate)) }
-        let none = HTTPSessionManager(baseURL: nil)
+        let none = makeHTTPManager(baseURL: nil)
         #expect(throws: InvalidSecurityPolicyError.self) { try none.setSecurityPolicy(PinningPolicy(pinningMode: .publicKey)) }
         try plain.setSecurityPolicy(PinningPolicy(pinningMode: .none))
-        let secure = HTTPSessionManager(baseURL: URL(string: "https://example.com"))
+        let secure = makeHTTPManager(baseURL: URL(string: "https://example.com"))
         try secure.setSecurityPolicy(PinningPolicy(pinningMode: .certificate))
         #expect(secure.securityPolicy?.pinningMode == .certificate)
         #expect("\(InvalidSecurityPolicyError(pinningMode: .publicKey))".hasPrefix("Invalid Security Policy"))
     }
 
     @Test func verbsEncodeParametersAndOverrideHeaders() async throws {
-        let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
+        let manager = makeHTTPManager(baseURL: sharedServer.url("/"))
         manager.completionQueue = DispatchQueue(label: "verbs")
         manager.requestSerializer.setValue("default", forHTTPHeaderField: "X-Default")
         manager.requestSerializer.setValue("default", forHTTPHeaderField: "X-Override")
@@ -66,7 +66,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func callbackVerbsCallSuccessOrFailureOnce() async {
-        let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
+        let manager = makeHTTPManager(baseURL: sharedServer.url("/"))
         manager.completionQueue = DispatchQueue(label: "callbacks")
         let outcome: String = await withCheckedContinuation { continuation in
             let task = manager.get("bytes/3", success: { task, object in
@@ -88,7 +88,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func serializationFailureReturnsNilAndFailsOnce() async {
-        let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
+        let manager = makeHTTPManager(baseURL: sharedServer.url("/"))
         manager.completionQueue = DispatchQueue(label: "serialization")
         manager.requestSerializer = FailingSerializer()
         let calls = Protected(0)
@@ -104,7 +104,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func multipartWithoutBuilderFails() async {
-        let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
+        let manager = makeHTTPManager(baseURL: sharedServer.url("/"))
         manager.completionQueue = DispatchQueue(label: "multipart")
         let failed: Bool = await withCheckedContinuation { continuation in
             let task = manager.post("echo", parameters: nil, constructingBodyWith: { _ in },
@@ -117,7 +117,7 @@ struct HTTPSessionManagerTests {
 
     @Test func decodableVariantDecodesTheBody() async throws {
         struct Numbers: Decodable, Sendable, Equatable { var values: [Int] }
-        let manager = HTTPSessionManager(baseURL: sharedServer.url("/"))
+        let manager = makeHTTPManager(baseURL: sharedServer.url("/"))
         let decoded = try await manager.get("json", as: Numbers.self)
         #expect(decoded == Numbers(values: [1, 2, 3]))
         await #expect(throws: DecodingError.self) {

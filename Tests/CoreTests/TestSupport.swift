@@ -21,7 +21,7 @@ struct Completion: @unchecked Sendable {
 func makeManager(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSessionManager {
     let configuration = URLSessionConfiguration.ephemeral
     configure(configuration)
-    let manager = URLSessionManager(sessionConfiguration: configuration)
+    let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: DataResponseSerializer())
     manager.completionQueue = DispatchQueue(label: "core.tests.completion")
     return manager
 }
@@ -87,4 +87,10 @@ func closedPort() -> Int {
     }
     close(descriptor)
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// An HTTP manager on AFCore's own serializers.
+func makeHTTPManager(baseURL: URL?) -> HTTPSessionManager {
+    HTTPSessionManager(baseURL: baseURL, sessionConfiguration: .ephemeral,
+                       requestSerializer: FormURLEncodingRequestSerializer(), responseSerializer: DataResponseSerializer())
 }

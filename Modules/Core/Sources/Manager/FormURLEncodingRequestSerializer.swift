@@ -4,12 +4,12 @@ import FoundationNetworking
 #endif
 import AFProtocols
 
-/// The request serializer an ``HTTPSessionManager`` uses when none is given: parameters as a query
+/// A minimal request serializer for using ``HTTPSessionManager`` with AFCore alone: parameters as a query
 /// string for GET, HEAD and DELETE, as an `application/x-www-form-urlencoded` body otherwise, flattened
 /// with AFNetworking's rules (``AFProtocols/ParameterValue/flattenedPairs(key:)``).
 ///
-/// It exists so AFCore works alone; the umbrella module installs AFRequestSerialization's
-/// HTTPRequestSerializer (AFNetworking's default headers, encodings and error reporting) instead.
+/// The umbrella module's initializer installs AFRequestSerialization's HTTPRequestSerializer instead
+/// (AFNetworking's default headers, encodings and error reporting).
 ///
 /// Threading: safe from any thread.
 public final class FormURLEncodingRequestSerializer: HTTPRequestSerializing {

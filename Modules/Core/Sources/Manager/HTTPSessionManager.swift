@@ -20,12 +20,17 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     private let serializers: Protected<(request: any HTTPRequestSerializing, multipart: (any MultipartFormRequestBuilding)?)>
 
     /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) on a session with
-    /// `configuration` (nil: the default). The request serializer is ``FormURLEncodingRequestSerializer``
-    /// until one is set; the umbrella module's initializer sets AFNetworking's defaults.
-    public init(baseURL: URL? = nil, sessionConfiguration configuration: URLSessionConfiguration? = nil) {
+    /// `configuration` (nil: the default), building requests with `requestSerializer` (in this module,
+    /// ``FormURLEncodingRequestSerializer``) and decoding with `responseSerializer`.
+    ///
+    /// The umbrella module `AFNetworking` adds `init(baseURL:sessionConfiguration:)` with AFNetworking's
+    /// defaults: HTTPRequestSerializer, JSONResponseSerializer, the multipart builder, the default
+    /// security policy and the reachability monitor.
+    public init(baseURL: URL?, sessionConfiguration configuration: URLSessionConfiguration?,
+                requestSerializer: any HTTPRequestSerializing, responseSerializer: any ResponseSerializing) {
         self.baseURL = baseURL.map(Self.normalizedBaseURL)
-        serializers = Protected((FormURLEncodingRequestSerializer(), nil))
-        super.init(sessionConfiguration: configuration)
+        serializers = Protected((requestSerializer, nil))
+        super.init(sessionConfiguration: configuration, responseSerializer: responseSerializer)
     }
 
     /// Adds the trailing slash a base URL with a non-empty path needs for relative resolution.
@@ -35,7 +40,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         return url.appendingPathComponent("")
     }
 
-    /// Builds every request (parameters, default headers). Default: ``FormURLEncodingRequestSerializer``.
+    /// Builds every request (parameters, default headers).
     public var requestSerializer: any HTTPRequestSerializing {
         get { serializers.withLock { $0.request } }
         set { serializers.withLock { $0.request = newValue } }

@@ -46,12 +46,18 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing",
                                         attributes: .concurrent)
 
-    /// Creates a manager whose session uses `configuration` (nil: `URLSessionConfiguration.default`).
-    /// The configuration is copied: later changes to the object do not affect the session.
-    public init(sessionConfiguration configuration: URLSessionConfiguration? = nil) {
+    /// Creates a manager whose session uses `configuration` (nil: `URLSessionConfiguration.default`) and
+    /// decodes with `responseSerializer` (``DataResponseSerializer`` gives AFHTTPResponseSerializer's
+    /// behaviour). The configuration is copied: later changes to the object do not affect the session.
+    ///
+    /// The umbrella module `AFNetworking` adds `init(sessionConfiguration:)` with AFNetworking's defaults
+    /// (JSONResponseSerializer, the default security policy and reachability monitor).
+    public init(sessionConfiguration configuration: URLSessionConfiguration?,
+                responseSerializer: any ResponseSerializing) {
         let configuration = configuration ?? URLSessionConfiguration.default
         configurationTemplate = EngineSettings(configuration: configuration)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
+        settings.withLock { $0.responseSerializer = responseSerializer }
         let engine = SessionEngine(settings: configurationTemplate, events: self)
         registry.withLock { $0.engine = engine }
     }
@@ -66,8 +72,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// A copy of the configuration the session was created with.
     public var sessionConfiguration: URLSessionConfiguration { configurationCopy.make() }
 
-    /// Validates and decodes responses of data and upload tasks. Default: ``DataResponseSerializer``
-    /// (the umbrella module sets JSONResponseSerializer, as AFNetworking).
+    /// Validates and decodes responses of data and upload tasks (the one given at creation until changed).
     public var responseSerializer: any ResponseSerializing {
         get { settings.withLock { $0.responseSerializer } }
         set { settings.withLock { $0.responseSerializer = newValue } }
