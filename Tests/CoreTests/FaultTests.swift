@@ -147,6 +147,31 @@ struct FaultTests {
         #expect(fromStream.object as? Data == body)
     }
 
+    @Test func bodyIsResentAfterA307AndTheHookCanReplaceIt() async {
+        var request = URLRequest(url: sharedServer.url("/redirect307"))
+        request.httpMethod = "POST"
+        let plain = makeManager()
+        let resent = await complete(plain, { var r = request; r.httpBody = Data("original!!!".utf8); return r }())
+        #expect(resent.response?.url == sharedServer.url("/echo"))
+        #expect(resent.object as? Data == Data("original!!!".utf8))
+
+        let hooked = makeManager()
+        let calls = Protected(0)
+        var hooks = SessionManagerHooks()
+        hooks.taskNeedNewBodyStream = { _ in
+            calls.withLock { $0 += 1 }
+            return InputStream(data: Data("replacement".utf8))
+        }
+        hooked.hooks = hooks
+        let result: Completion = await withCheckedContinuation { continuation in
+            hooked.uploadTask(with: request, from: Data("original!!!".utf8)) { response, object, error in
+                continuation.resume(returning: Completion(response: response as? HTTPURLResponse, object: object, error: error))
+            }.resume()
+        }
+        #expect(calls.withLock { $0 } == 1)
+        #expect(result.object as? Data == Data("replacement".utf8))
+    }
+
     @Test func missingUploadFileFailsTheTask() async {
         let manager = makeManager()
         let result: Completion = await withCheckedContinuation { continuation in

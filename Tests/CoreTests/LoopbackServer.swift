@@ -176,6 +176,8 @@ final class LoopbackServer: Sendable {
         case "stall":
             while !stopped.withLock({ $0 }), receive(client) != nil {}
             return false
+        case "redirect307":
+            return reply(client, status: 307, headers: [("Location", "/echo")])
         case "redirect":
             return reply(client, status: 302, headers: [("Location", "/bytes/5")])
         case "slow":

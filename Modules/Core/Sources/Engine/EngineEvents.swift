@@ -18,6 +18,8 @@ protocol EngineEvents: AnyObject, Sendable {
     func transfer(_ task: SessionTask, didReceive data: Data)
     /// Byte counts changed (the task's counters are already updated).
     func transferDidUpdateProgress(_ task: SessionTask, bytesSentDelta: Int64, bytesWrittenDelta: Int64)
+    /// The body is sent again from the start: a replacement stream, or nil to restart the task's source.
+    func transferNeedsNewBodyStream(_ task: SessionTask) -> InputStream?
     /// A redirect response arrived; return the request to follow, or nil to complete with the redirect response.
     func transfer(_ task: SessionTask, willPerformRedirection response: HTTPURLResponse,
                   newRequest: URLRequest) -> URLRequest?

@@ -373,7 +373,12 @@ final class Transfer {
     var pendingWait: Duration?
 
     fileprivate func seekBody(to offset: Int64) -> Int32 {
-        guard let source = task.bodySource ?? request.httpBody.map({ DataBodySource($0) }) else {
+        var replacement: (any BodySource)?
+        if offset == 0, let stream = events.transferNeedsNewBodyStream(task) {
+            let box = StreamBox(stream: stream)
+            replacement = InputStreamBodySource(contentLength: nil) { box.stream }
+        }
+        guard let source = replacement ?? task.bodySource ?? request.httpBody.map({ DataBodySource($0) }) else {
             return afc_seekfunc_fail
         }
         do {
@@ -449,4 +454,11 @@ private let transferProgressCallback: curl_xferinfo_callback = { userdata, _, do
     guard let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.progress(downloaded: Int64(downloaded), uploaded: Int64(uploaded)) ? 0 : 1
+}
+
+/// Hands a stream from the hook to a one-pass body source.
+private struct StreamBox: @unchecked Sendable {
+    // @unchecked Sendable: the stream is created by the hook for this one rewind and read only by the
+    // engine thread.
+    let stream: InputStream
 }

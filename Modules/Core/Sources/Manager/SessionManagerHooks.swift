@@ -20,6 +20,9 @@ public struct SessionManagerHooks: Sendable {
     /// Decides each redirect: return the request to follow (possibly changed), or nil to stop and complete
     /// with the redirect response. When set, redirects are followed by the engine one by one. Engine thread.
     public var taskWillPerformHTTPRedirection: (@Sendable (SessionTask, HTTPURLResponse, URLRequest) -> URLRequest?)?
+    /// The body must be sent again from the start (after a redirect or an authentication round): return a
+    /// new stream to send instead of restarting the task's own body source, or nil to restart it. Engine thread.
+    public var taskNeedNewBodyStream: (@Sendable (SessionTask) -> InputStream?)?
     /// Body bytes were sent: (task, bytes just sent, total sent, total expected or -1). Engine thread.
     public var taskDidSendBodyData: (@Sendable (SessionTask, Int64, Int64, Int64) -> Void)?
     /// A task completed; runs before its completion handler, as in AFNetworking. Engine thread.

@@ -94,6 +94,10 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
     }
 
+    func transferNeedsNewBodyStream(_ task: SessionTask) -> InputStream? {
+        currentHooks.taskNeedNewBodyStream?(task)
+    }
+
     func transfer(_ task: SessionTask, willPerformRedirection response: HTTPURLResponse,
                   newRequest: URLRequest) -> URLRequest? {
         guard let hook = currentHooks.taskWillPerformHTTPRedirection else { return newRequest }
