@@ -45,6 +45,9 @@ final class Transfer {
     /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
     /// before the transfer phase would be lost when libcurl starts the request).
     var userPaused = false
+    /// Hook presence, read once per attempt (the callbacks run often).
+    private var followsRedirectsManually = false
+    private var wantsReceivedData = false
     var credential: URLCredential?
     var authenticationFailures = 0
     var redirectCount = 0
@@ -72,6 +75,8 @@ final class Transfer {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
         resetResponse()
+        followsRedirectsManually = events.followsRedirectsManually
+        wantsReceivedData = events.wantsReceivedData
         let handle = self.handle
         let me = unmanagedSelf
         afc_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString)
@@ -88,7 +93,7 @@ final class Transfer {
         afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
 
         // Redirects: libcurl follows unless a hook decides each one.
-        if events.followsRedirectsManually {
+        if followsRedirectsManually {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         } else {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
@@ -192,7 +197,14 @@ final class Transfer {
     }
 
     private func openDownloadFile() throws {
-        if downloadDescriptor >= 0 { return }
+        if downloadDescriptor >= 0 {
+            // A retry (redirect or authentication): the previous attempt's body is not the download.
+            if resumeOffset == 0 {
+                _ = ftruncate(downloadDescriptor, 0)
+                _ = lseek(downloadDescriptor, 0, SEEK_SET)
+            }
+            return
+        }
         let path: String
         if let resume = task.resumeState, resumeOffset > 0 {
             path = resume.temporaryFilePath
@@ -288,7 +300,7 @@ final class Transfer {
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
         let location = headerFields.first { $0.key.caseInsensitiveCompare("Location") == .orderedSame }
-        if !events.followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), location != nil {
+        if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), location != nil {
             return true
         }
         if statusCode == 401, credential != nil, !digestChallengeSeen,
@@ -345,7 +357,7 @@ final class Transfer {
             }
         } else {
             body.append(bytes.assumingMemoryBound(to: UInt8.self))
-            if events.wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
+            if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
         return bytes.count
     }

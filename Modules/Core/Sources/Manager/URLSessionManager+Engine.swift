@@ -48,16 +48,16 @@ extension URLSessionManager: TaskControlling, EngineEvents {
 
     // MARK: EngineEvents
 
-    var followsRedirectsManually: Bool { currentHooks.taskWillPerformHTTPRedirection != nil }
-    var wantsReceivedData: Bool { currentHooks.dataTaskDidReceiveData != nil }
+    var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
+    var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
 
     func transfer(_ task: SessionTask, didReceive response: HTTPURLResponse) -> Bool {
         let hooks = currentHooks
         if let download = task as? SessionDownloadTask, download.resumeState != nil, response.statusCode == 206,
-           let hook = hooks.downloadTaskDidResume {
+           let hook = hooks.value.downloadTaskDidResume {
             hook(download, download.countOfBytesReceived, download.countOfBytesExpectedToReceive)
         }
-        if let dataTask = task as? SessionDataTask, let hook = hooks.dataTaskDidReceiveResponse,
+        if let dataTask = task as? SessionDataTask, let hook = hooks.value.dataTaskDidReceiveResponse,
            hook(dataTask, response) == .cancel {
             task.cancel()
             return false
@@ -66,16 +66,16 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func transfer(_ task: SessionTask, didReceive data: Data) {
-        if let dataTask = task as? SessionDataTask { currentHooks.dataTaskDidReceiveData?(dataTask, data) }
+        if let dataTask = task as? SessionDataTask { currentHooks.value.dataTaskDidReceiveData?(dataTask, data) }
     }
 
     func transferDidUpdateProgress(_ task: SessionTask, bytesSentDelta: Int64, bytesWrittenDelta: Int64) {
         let hooks = currentHooks
         let sent = task.countOfBytesSent, expectedSend = task.countOfBytesExpectedToSend
         let received = task.countOfBytesReceived, expectedReceive = task.countOfBytesExpectedToReceive
-        if bytesSentDelta > 0 { hooks.taskDidSendBodyData?(task, bytesSentDelta, sent, expectedSend) }
+        if bytesSentDelta > 0 { hooks.value.taskDidSendBodyData?(task, bytesSentDelta, sent, expectedSend) }
         if bytesWrittenDelta > 0, let download = task as? SessionDownloadTask {
-            hooks.downloadTaskDidWriteData?(download, bytesWrittenDelta, received, expectedReceive)
+            hooks.value.downloadTaskDidWriteData?(download, bytesWrittenDelta, received, expectedReceive)
         }
         guard let delegate = delegate(for: task) else { return }
         if bytesSentDelta != 0 {
@@ -95,19 +95,19 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func transferNeedsNewBodyStream(_ task: SessionTask) -> InputStream? {
-        currentHooks.taskNeedNewBodyStream?(task)
+        currentHooks.value.taskNeedNewBodyStream?(task)
     }
 
     func transfer(_ task: SessionTask, willPerformRedirection response: HTTPURLResponse,
                   newRequest: URLRequest) -> URLRequest? {
-        guard let hook = currentHooks.taskWillPerformHTTPRedirection else { return newRequest }
+        guard let hook = currentHooks.value.taskWillPerformHTTPRedirection else { return newRequest }
         return hook(task, response, newRequest)
     }
 
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer {
         var disposition = URLSession.AuthChallengeDisposition.performDefaultHandling
         var credential: URLCredential?
-        if let handler = currentHooks.authenticationChallengeHandler {
+        if let handler = currentHooks.value.authenticationChallengeHandler {
             (disposition, credential) = handler(task, challenge)
         }
         switch disposition {
@@ -140,7 +140,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         if let download = task as? SessionDownloadTask, let temporary = outcome.temporaryFile {
             let response = task.response ?? URLResponse(url: temporary, mimeType: nil, expectedContentLength: -1,
                                                         textEncodingName: nil)
-            let target = hooks.downloadTaskDidFinishDownloading?(download, temporary)
+            let target = hooks.value.downloadTaskDidFinishDownloading?(download, temporary)
                 ?? delegate?.destination?(temporary, response)
             if let target {
                 do {
@@ -163,20 +163,20 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
         if error != nil, outcome.error == nil { task.updateStorage { $0.error = error } }
 
-        if let metrics = outcome.metrics { hooks.taskDidFinishCollectingMetrics?(task, metrics) }
-        if let dataTask = task as? SessionDataTask, error == nil, let hook = hooks.dataTaskWillCacheResponse,
+        if let metrics = outcome.metrics { hooks.value.taskDidFinishCollectingMetrics?(task, metrics) }
+        if let dataTask = task as? SessionDataTask, error == nil, let hook = hooks.value.dataTaskWillCacheResponse,
            let cache = sessionConfiguration.urlCache, let response = task.response,
            let request = task.originalRequest, let data = outcome.data {
             if let cached = hook(dataTask, CachedURLResponse(response: response, data: data)) {
                 cache.storeCachedResponse(cached, for: request)
             }
         }
-        hooks.taskDidComplete?(task, error)
+        hooks.value.taskDidComplete?(task, error)
         complete(task, delegate: delegate, outcome: outcome, error: error, fileURL: fileURL)
     }
 
     func engineDidInvalidate() {
-        currentHooks.sessionDidBecomeInvalid?(self, nil)
+        currentHooks.value.sessionDidBecomeInvalid?(self, nil)
         NotificationCenter.default.post(name: .urlSessionDidInvalidate, object: self)
         if currentEngine == nil { finishEventStreams() }
     }

@@ -28,7 +28,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var reachabilityManager: (any NetworkReachabilityMonitoring)?
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
-        var hooks = SessionManagerHooks()
+        var hooks = HooksSnapshot(SessionManagerHooks())
     }
 
     private struct Registry {
@@ -110,8 +110,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// The optional closures (AFURLSessionManager's blocks). Set them before creating tasks.
     public var hooks: SessionManagerHooks {
-        get { settings.withLock { $0.hooks } }
-        set { settings.withLock { $0.hooks = newValue } }
+        get { settings.withLock { $0.hooks.value } }
+        set { settings.withLock { $0.hooks = HooksSnapshot(newValue) } }
     }
 
     private let privateGroup = DispatchGroup()
@@ -339,7 +339,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     // MARK: Internal access for the extensions
 
     var currentEngine: SessionEngine? { registry.withLock { $0.engine } }
-    var currentHooks: SessionManagerHooks { settings.withLock { $0.hooks } }
+    /// The hooks as one immutable object: reading a hook costs one retain, not a copy of every closure.
+    var currentHooks: HooksSnapshot { settings.withLock { $0.hooks } }
     var currentSettings: (serializer: any ResponseSerializing, queue: DispatchQueue?, group: DispatchGroup?) {
         settings.withLock { ($0.responseSerializer, $0.completionQueue, $0.completionGroup) }
     }
@@ -384,4 +385,10 @@ extension URLSessionConfiguration {
             configuration.copy() as! URLSessionConfiguration
         }
     }
+}
+
+/// An immutable snapshot of a manager's hooks.
+final class HooksSnapshot: Sendable {
+    let value: SessionManagerHooks
+    init(_ value: SessionManagerHooks) { self.value = value }
 }
