@@ -84,6 +84,16 @@ struct CoreSessionManagerTests {
         #expect((head as? HTTPURLResponse)?.statusCode == 200)
     }
 
+    @Test func compressedBodiesAreDecoded() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager(baseURL: servers.httpbin.baseURL)
+        for (path, flag) in [("gzip", "gzipped"), ("deflate", "deflated"), ("brotli", "brotli")] {
+            let (response, object) = try await manager.get(path)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
+            #expect(CoreResult(object: object).json?[flag] as? Bool == true, "\(path)")
+        }
+    }
+
     @Test func perRequestHeadersOverrideDefaults() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager(baseURL: servers.httpbin.baseURL)

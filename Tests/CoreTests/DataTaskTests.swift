@@ -111,6 +111,33 @@ struct DataTaskTests {
         #expect(result.object as? Data == LoopbackServer.pattern(5))
     }
 
+    @Test func redirectLimitGivesTooManyRedirects() async {
+        let manager = makeManager()
+        manager.maximumRedirects = 3
+        let automatic = await complete(manager, URLRequest(url: sharedServer.url("/loop")))
+        #expect(automatic.urlErrorCode == -1007)
+        let counted = Protected(0)
+        var hooks = SessionManagerHooks()
+        hooks.taskWillPerformHTTPRedirection = { _, _, request in
+            counted.withLock { $0 += 1 }
+            return request
+        }
+        manager.hooks = hooks
+        let manual = await complete(manager, URLRequest(url: sharedServer.url("/loop")))
+        #expect(manual.urlErrorCode == -1007)
+        #expect(counted.withLock { $0 } == 3)
+    }
+
+    @Test func proxyFromTheConfigurationIsUsed() async {
+        let manager = makeManager { configuration in
+            configuration.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": sharedServer.port]
+        }
+        // The host does not exist: only the proxy (our loopback server) can answer.
+        let result = await complete(manager, URLRequest(url: URL(string: "http://unreachable.invalid/bytes/7")!))
+        #expect(result.error == nil)
+        #expect(result.object as? Data == LoopbackServer.pattern(7))
+    }
+
     @Test func cookiesAreStoredAndSent() async {
         let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "core.tests.\(UUID().uuidString)")
         let manager = makeManager { configuration in

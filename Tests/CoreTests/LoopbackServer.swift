@@ -150,7 +150,13 @@ final class LoopbackServer: Sendable {
     static func pattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 251) }) }
 
     private func respond(to request: Request, on client: Int32) -> Bool {
-        let parts = request.path.split(separator: "?", maxSplits: 1)
+        var target = request.path
+        if target.hasPrefix("http://"), let slash = target.dropFirst(7).firstIndex(of: "/") {
+            // Absolute form: the client sent the request through us as an HTTP proxy.
+            target = String(target[slash...])
+            if target.hasPrefix("/headers") { target = "/headers" }
+        }
+        let parts = target.split(separator: "?", maxSplits: 1)
         let path = String(parts.first ?? "")
         let segments = path.split(separator: "/").map(String.init)
         switch segments.first ?? "" {
@@ -176,6 +182,8 @@ final class LoopbackServer: Sendable {
         case "stall":
             while !stopped.withLock({ $0 }), receive(client) != nil {}
             return false
+        case "loop":
+            return reply(client, status: 302, headers: [("Location", "/loop")])
         case "redirect307":
             return reply(client, status: 307, headers: [("Location", "/echo")])
         case "redirect":

@@ -9,6 +9,8 @@ import AFProtocols
 protocol EngineEvents: AnyObject, Sendable {
     /// Whether redirects go through ``transfer(_:willPerformRedirection:newRequest:)`` (else libcurl follows).
     var followsRedirectsManually: Bool { get }
+    /// How many redirects a transfer follows before failing with -1007.
+    var maximumRedirects: Int { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
 

@@ -15,7 +15,6 @@ struct EngineSettings: @unchecked Sendable {
     var cookieStorage: HTTPCookieStorage?
     var credentialStorage: URLCredentialStorage?
     var proxy: String?
-    var maximumRedirects = 16
 
     init(configuration: URLSessionConfiguration) {
         var headers: [(name: String, value: String)] = []

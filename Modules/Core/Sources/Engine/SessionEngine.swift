@@ -250,6 +250,8 @@ final class SessionEngine: @unchecked Sendable {
             var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
             if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
             outcome.error = URLError(.requestBodyStreamExhausted, userInfo: info)
+        } else if transfer.tooManyRedirects {
+            outcome.error = CurlErrorMapping.error(.httpTooManyRedirects, url: transfer.request.url)
         } else if code == CURLE_PEER_FAILED_VERIFICATION {
             let host = transfer.request.url?.host ?? ""
             let trust = trustContext.takeRejection(for: host)
@@ -309,8 +311,11 @@ final class SessionEngine: @unchecked Sendable {
         let status = response.statusCode
         if events.followsRedirectsManually, [301, 302, 303, 307, 308].contains(status),
            let location = response.value(forHTTPHeaderField: "Location"),
-           let target = URL(string: location, relativeTo: response.url ?? transfer.request.url)?.absoluteURL,
-           transfer.redirectCount < settings.maximumRedirects {
+           let target = URL(string: location, relativeTo: response.url ?? transfer.request.url)?.absoluteURL {
+            guard transfer.redirectCount < transfer.maximumRedirects else {
+                transfer.tooManyRedirects = true
+                return false
+            }
             var proposed = transfer.request
             proposed.url = target
             let method = (proposed.httpMethod ?? "GET").uppercased()

@@ -48,9 +48,12 @@ final class Transfer {
     /// Hook presence, read once per attempt (the callbacks run often).
     private var followsRedirectsManually = false
     private var wantsReceivedData = false
+    private(set) var maximumRedirects = 16
     var credential: URLCredential?
     var authenticationFailures = 0
     var redirectCount = 0
+    /// A manually followed redirect chain hit the limit.
+    var tooManyRedirects = false
     let startDate = Date()
 
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings, handle: UnsafeMutableRawPointer) {
@@ -77,6 +80,7 @@ final class Transfer {
         resetResponse()
         followsRedirectsManually = events.followsRedirectsManually
         wantsReceivedData = events.wantsReceivedData
+        maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
         afc_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString)
@@ -97,7 +101,7 @@ final class Transfer {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         } else {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, settings.maximumRedirects)
+            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, maximumRedirects)
             afc_easy_setopt_long(handle, CURLOPT_POSTREDIR, 0)
         }
 

@@ -28,6 +28,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var reachabilityManager: (any NetworkReachabilityMonitoring)?
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
+        var maximumRedirects = 16
         var hooks = HooksSnapshot(SessionManagerHooks())
     }
 
@@ -100,6 +101,13 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var completionQueue: DispatchQueue? {
         get { settings.withLock { $0.completionQueue } }
         set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// How many redirects a task follows before failing with `URLError(.httpTooManyRedirects)` (-1007).
+    /// Default 16. Applies to transfers started afterwards.
+    public var maximumRedirects: Int {
+        get { settings.withLock { $0.maximumRedirects } }
+        set { settings.withLock { $0.maximumRedirects = max(0, newValue) } }
     }
 
     /// The group completion handlers run in; nil (the default) means a private group.
