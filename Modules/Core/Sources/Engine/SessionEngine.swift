@@ -110,7 +110,6 @@ final class SessionEngine: @unchecked Sendable {
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectCompletions()
-            collectThrottleRequests()
             fireThrottleTimers()
             if invalidating && transfersByTask.isEmpty { continue }
 
@@ -167,6 +166,9 @@ final class SessionEngine: @unchecked Sendable {
             return
         }
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
+        transfer.onWait = { [unowned self] transfer, wait in
+            throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
+        }
         transfersByTask[ObjectIdentifier(task)] = transfer
         transfer.userPaused = task.state == .suspended
         attach(transfer)
@@ -204,15 +206,6 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    private func collectThrottleRequests() {
-        for transfer in transfersByTask.values {
-            if let wait = transfer.pendingWait {
-                transfer.pendingWait = nil
-                throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
-            }
-        }
-    }
-
     private func fireThrottleTimers() {
         guard !throttleTimers.isEmpty else { return }
         let now = ContinuousClock.now
@@ -237,6 +230,7 @@ final class SessionEngine: @unchecked Sendable {
         let task = transfer.task
         let cancelled = task.isCancelRequested
         let metrics = collectMetrics(transfer)
+        if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
         if !cancelled && code == CURLE_OK, let response = transfer.lastResponse, retry(transfer, after: response) {
             return

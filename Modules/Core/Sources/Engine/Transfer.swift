@@ -24,10 +24,16 @@ final class Transfer {
     private var httpVersion = "HTTP/1.1"
     private var headerFields: [String: String] = [:]
     private var setCookieLines: [String] = []
+    /// Lowercased header name -> the spelling first seen (duplicates are joined with ", ").
+    private var headerKeys: [String: String] = [:]
+    private var locationHeader: String?
+    private var authenticateHeader: String?
     private(set) var finalResponse: HTTPURLResponse?
     /// The response of the last header block, final or not (for redirects and challenges).
     private(set) var lastResponse: HTTPURLResponse?
     private var digestChallengeSeen = false
+    /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
+    private var requestURLString = ""
 
     // Body sinks
     var body = Data()
@@ -40,6 +46,9 @@ final class Transfer {
     // Progress and control
     private var lastSent: Int64 = 0
     private var lastReceived: Int64 = 0
+    private var reportedSent: Int64 = 0
+    private var reportedReceived: Int64 = 0
+    private var lastReportTime: UInt64 = 0
     var bodyError: (any Error)?
     var throttled = false
     /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
@@ -83,8 +92,11 @@ final class Transfer {
         maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
-        afc_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString)
+        requestURLString = url.absoluteString
+        afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
+        afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 64 * 1024)
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
@@ -248,68 +260,93 @@ final class Transfer {
     }
 
     private func resetResponse() {
-        statusCode = 0
-        headerFields.removeAll(keepingCapacity: true)
-        setCookieLines.removeAll()
+        beginHeaderBlock()
         finalResponse = nil
         lastResponse = nil
         body.removeAll(keepingCapacity: false)
         lastSent = 0
         lastReceived = 0
+        reportedSent = 0
+        reportedReceived = 0
+        lastReportTime = 0
         digestChallengeSeen = false
     }
 
     // MARK: Callbacks (engine thread)
 
+    /// Parses one header line in place (the hot path of small requests: no Foundation string calls).
     fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        var text = String(decoding: line, as: UTF8.self)
-        // "\r\n" is one Character in Swift: strip any trailing newline characters.
-        while let last = text.last, last.isNewline { text.removeLast() }
-        if text.isEmpty { return headersEnded() }
-        if text.hasPrefix("HTTP/") {
-            // A new header block: after a redirect, a 100 Continue, or an authentication round.
-            statusCode = 0
-            headerFields.removeAll(keepingCapacity: true)
-            setCookieLines.removeAll()
-            let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            if parts.count >= 2 {
-                httpVersion = String(parts[0])
-                statusCode = Int(parts[1]) ?? 0
+        var length = line.count
+        while length > 0, line[length - 1] == 0x0D || line[length - 1] == 0x0A { length -= 1 }
+        if length == 0 { return headersEnded() }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[0..<length])
+        if length >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {
+            // "HTTP/": a new header block (after a redirect, a 100 Continue, or an authentication round).
+            beginHeaderBlock()
+            var index = 0
+            while index < length, bytes[index] != 0x20 { index += 1 }
+            httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self)
+            while index < length, bytes[index] == 0x20 { index += 1 }
+            var code = 0
+            while index < length, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                code = code * 10 + Int(bytes[index] - 0x30)
+                index += 1
             }
+            statusCode = code
             return true
         }
-        guard let colon = text.firstIndex(of: ":") else { return true }
-        let name = String(text[..<colon])
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame { setCookieLines.append(value) }
-        if let existing = headerFields[name] {
-            headerFields[name] = existing + ", " + value
-        } else if let key = headerFields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
-            headerFields[key] = headerFields[key]! + ", " + value
+        guard let colon = bytes.firstIndex(of: 0x3A) else { return true }
+        var valueStart = colon + 1
+        while valueStart < length, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = length
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        let lowered = String(decoding: nameBytes.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        switch lowered {
+        case "set-cookie": setCookieLines.append(value)
+        case "location": locationHeader = value
+        case "www-authenticate": authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
+        default: break
+        }
+        if let key = headerKeys[lowered] {
+            headerFields[key] = headerFields[key].map { $0 + ", " + value } ?? value
         } else {
+            headerKeys[lowered] = name
             headerFields[name] = value
         }
         return true
+    }
+
+    private func beginHeaderBlock() {
+        statusCode = 0
+        headerFields.removeAll(keepingCapacity: true)
+        headerKeys.removeAll(keepingCapacity: true)
+        setCookieLines.removeAll()
+        locationHeader = nil
+        authenticateHeader = nil
     }
 
     private func headersEnded() -> Bool {
         if statusCode >= 100 && statusCode < 200 && statusCode != 101 { return true }
         var effective: UnsafePointer<CChar>?
         afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
-        let url = effective.flatMap { URL(string: String(cString: $0)) } ?? request.url!
+        var url = request.url!
+        if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
+            url = moved
+        }
         let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion,
                                        headerFields: headerFields)
         lastResponse = response
         if let response { storeCookies(from: response, url: url) }
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
-        let location = headerFields.first { $0.key.caseInsensitiveCompare("Location") == .orderedSame }
-        if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), location != nil {
+        if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), locationHeader != nil {
             return true
         }
         if statusCode == 401, credential != nil, !digestChallengeSeen,
-           let challenge = headerFields.first(where: { $0.key.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }),
-           challenge.value.lowercased().hasPrefix("digest") {
+           let challenge = authenticateHeader, challenge.lowercased().hasPrefix("digest") {
             digestChallengeSeen = true
             return true
         }
@@ -376,7 +413,7 @@ final class Transfer {
             case .end: return 0
             case .wait(let duration):
                 throttled = true
-                pendingWait = duration
+                onWait?(self, duration)
                 return afc_readfunc_pause
             }
         } catch {
@@ -385,8 +422,8 @@ final class Transfer {
         }
     }
 
-    /// How long the body source asked to wait, taken by the engine after `curl_multi_perform`.
-    var pendingWait: Duration?
+    /// Tells the engine the body source asked to wait this long (it unpauses the transfer after).
+    var onWait: ((Transfer, Duration) -> Void)?
 
     fileprivate func seekBody(to offset: Int64) -> Int32 {
         var replacement: (any BodySource)?
@@ -421,16 +458,37 @@ final class Transfer {
         if task.isCancelRequested { return false }
         let received = downloaded + resumeOffset
         guard received != lastReceived || uploaded != lastSent else { return true }
-        let sentDelta = uploaded - lastSent
-        let receivedDelta = received - lastReceived
         lastSent = uploaded
         lastReceived = received
+        let headersArrived = finalResponse != nil
         task.updateStorage { state in
             state.countOfBytesSent = uploaded
-            if finalResponse != nil { state.countOfBytesReceived = received }
+            if headersArrived { state.countOfBytesReceived = received }
         }
-        events.transferDidUpdateProgress(task, bytesSentDelta: sentDelta, bytesWrittenDelta: receivedDelta)
+        // Progress objects and closures are costly; report at most every few milliseconds or megabytes
+        // (the first change at once, the last one from flushProgress()).
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
+            || uploaded - reportedSent >= 1 << 20 {
+            report(at: now)
+        }
         return !task.isCancelRequested
+    }
+
+    /// Reports counts not yet reported (before completion, so progress ends at the final values).
+    func flushProgress() {
+        if lastSent != reportedSent || lastReceived != reportedReceived {
+            report(at: DispatchTime.now().uptimeNanoseconds)
+        }
+    }
+
+    private func report(at time: UInt64) {
+        let sentDelta = lastSent - reportedSent
+        let receivedDelta = lastReceived - reportedReceived
+        reportedSent = lastSent
+        reportedReceived = lastReceived
+        lastReportTime = time
+        events.transferDidUpdateProgress(task, bytesSentDelta: sentDelta, bytesWrittenDelta: receivedDelta)
     }
 
     /// Whether the download file could not be written.
