@@ -14,8 +14,9 @@ protocol EngineEvents: AnyObject, Sendable {
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
 
-    /// The final response's headers arrived. Return false to cancel the task.
-    func transfer(_ task: SessionTask, didReceive response: HTTPURLResponse) -> Bool
+    /// The final response's headers arrived (`task.response` builds the response on demand). Return false
+    /// to cancel the task.
+    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool
     /// A chunk of a data task's body arrived.
     func transfer(_ task: SessionTask, didReceive data: Data)
     /// Byte counts changed (the task's counters are already updated).

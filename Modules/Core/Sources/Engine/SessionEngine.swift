@@ -232,7 +232,9 @@ final class SessionEngine: @unchecked Sendable {
         let metrics = collectMetrics(transfer)
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
-        if !cancelled && code == CURLE_OK, let response = transfer.lastResponse, retry(transfer, after: response) {
+        if !cancelled && code == CURLE_OK, let head = transfer.lastHead,
+           [301, 302, 303, 307, 308, 401].contains(head.statusCode), let response = head.response,
+           retry(transfer, after: response) {
             return
         }
         transfersByTask[ObjectIdentifier(task)] = nil
@@ -254,7 +256,7 @@ final class SessionEngine: @unchecked Sendable {
             var detail: String?
             if let message = curl_easy_strerror(code) { detail = String(cString: message) }
             outcome.error = CurlErrorMapping.error(for: code, url: transfer.request.url, detail: detail)
-        } else if transfer.finalResponse == nil {
+        } else if transfer.finalHead == nil {
             outcome.error = CurlErrorMapping.error(.badServerResponse, url: transfer.request.url)
         }
 
@@ -395,7 +397,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func resumeData(for transfer: Transfer) -> Data? {
-        guard let file = transfer.downloadFile, let response = transfer.finalResponse,
+        guard let file = transfer.downloadFile, let response = transfer.finalHead?.response,
               let url = response.url ?? transfer.request.url else { return nil }
         let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         guard let validator else { return nil }

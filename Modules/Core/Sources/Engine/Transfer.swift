@@ -28,9 +28,9 @@ final class Transfer {
     private var headerKeys: [String: String] = [:]
     private var locationHeader: String?
     private var authenticateHeader: String?
-    private(set) var finalResponse: HTTPURLResponse?
+    private(set) var finalHead: ResponseHead?
     /// The response of the last header block, final or not (for redirects and challenges).
-    private(set) var lastResponse: HTTPURLResponse?
+    private(set) var lastHead: ResponseHead?
     private var digestChallengeSeen = false
     /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
     private var requestURLString = ""
@@ -261,8 +261,8 @@ final class Transfer {
 
     private func resetResponse() {
         beginHeaderBlock()
-        finalResponse = nil
-        lastResponse = nil
+        finalHead = nil
+        lastHead = nil
         body.removeAll(keepingCapacity: false)
         lastSent = 0
         lastReceived = 0
@@ -336,10 +336,9 @@ final class Transfer {
         if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
             url = moved
         }
-        let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion,
-                                       headerFields: headerFields)
-        lastResponse = response
-        if let response { storeCookies(from: response, url: url) }
+        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        lastHead = head
+        storeCookies(url: url)
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
         if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), locationHeader != nil {
@@ -350,8 +349,7 @@ final class Transfer {
             digestChallengeSeen = true
             return true
         }
-        guard let response else { return false }
-        finalResponse = response
+        finalHead = head
         if isDownload, resumeOffset > 0, statusCode != 206 {
             // The server sent the whole entity again (the validator no longer matches): start over.
             if downloadDescriptor >= 0 {
@@ -365,15 +363,15 @@ final class Transfer {
         let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
         if !isDownload, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
         task.updateStorage { state in
-            state.response = response
+            state.responseHead = head
             state.countOfBytesExpectedToReceive = expected
             state.countOfBytesReceived = resumeOffset
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
-        return events.transfer(task, didReceive: response)
+        return events.transferDidReceiveResponse(task, statusCode: statusCode)
     }
 
-    private func storeCookies(from response: HTTPURLResponse, url: URL) {
+    private func storeCookies(url: URL) {
         guard !setCookieLines.isEmpty, let storage = settings.cookieStorage else { return }
         var cookies: [HTTPCookie] = []
         for line in setCookieLines {
@@ -460,7 +458,7 @@ final class Transfer {
         guard received != lastReceived || uploaded != lastSent else { return true }
         lastSent = uploaded
         lastReceived = received
-        let headersArrived = finalResponse != nil
+        let headersArrived = finalHead != nil
         task.updateStorage { state in
             state.countOfBytesSent = uploaded
             if headersArrived { state.countOfBytesReceived = received }

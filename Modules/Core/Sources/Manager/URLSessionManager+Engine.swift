@@ -51,14 +51,14 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
 
-    func transfer(_ task: SessionTask, didReceive response: HTTPURLResponse) -> Bool {
+    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool {
         let hooks = currentHooks
-        if let download = task as? SessionDownloadTask, download.resumeState != nil, response.statusCode == 206,
+        if let download = task as? SessionDownloadTask, download.resumeState != nil, statusCode == 206,
            let hook = hooks.value.downloadTaskDidResume {
             hook(download, download.countOfBytesReceived, download.countOfBytesExpectedToReceive)
         }
         if let dataTask = task as? SessionDataTask, let hook = hooks.value.dataTaskDidReceiveResponse,
-           hook(dataTask, response) == .cancel {
+           let response = task.response, hook(dataTask, response) == .cancel {
             task.cancel()
             return false
         }

@@ -50,7 +50,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// The request being performed now (after redirects and authentication retries).
     public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } }
     /// The response, once its headers arrived.
-    public var response: URLResponse? { storage.withLock { $0.response } }
+    public var response: URLResponse? { storage.withLock { $0.responseHead }?.response }
     /// The failure, once completed with one.
     public var error: (any Error)? { storage.withLock { $0.error } }
     /// The current state.
@@ -171,7 +171,7 @@ private enum ResumeAction { case none, start, unpause, fail }
 /// A task's mutable state.
 struct TaskStorage: Sendable {
     var currentRequest: URLRequest
-    var response: URLResponse?
+    var responseHead: ResponseHead?
     var error: (any Error)?
     var state: NetworkTaskState = .suspended
     var started = false
