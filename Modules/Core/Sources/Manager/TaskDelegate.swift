@@ -19,10 +19,11 @@ enum TaskCompletion: Sendable {
 /// The per-task state a session manager keeps (AFURLSessionManagerTaskDelegate): progress objects,
 /// progress closures, the destination and the completion.
 final class TaskDelegate: @unchecked Sendable {
-    // @unchecked Sendable: all stored properties are `let`s; Progress is internally locked by Foundation,
-    // and the mutable `engine` sits in a lock (Protected).
-    let uploadProgress: Progress
-    let downloadProgress: Progress
+    // @unchecked Sendable: the closures and queue are `let`s; the Progress objects (internally locked by
+    // Foundation), the observers and the mutable `engine` sit in locks (Protected); `task` is a weak
+    // reference to a Sendable task.
+    private let progressObjects = Protected<(upload: Progress?, download: Progress?)>((nil, nil))
+    private weak var task: SessionTask?
     let uploadProgressBlock: (@Sendable (Progress) -> Void)?
     let downloadProgressBlock: (@Sendable (Progress) -> Void)?
     let destination: (@Sendable (URL, URLResponse) -> URL)?
@@ -50,15 +51,54 @@ final class TaskDelegate: @unchecked Sendable {
         self.destination = destination
         self.completion = completion
         self.completionQueueOverride = completionQueueOverride
-        uploadProgress = Progress(totalUnitCount: max(0, task.countOfBytesExpectedToSend))
-        downloadProgress = Progress(totalUnitCount: 0)
-        for progress in [uploadProgress, downloadProgress] {
-            progress.isCancellable = true
-            progress.isPausable = true
-            progress.cancellationHandler = { [weak task] in task?.cancel() }
-            progress.pausingHandler = { [weak task] in task?.suspend() }
-            progress.resumingHandler = { [weak task] in task?.resume() }
+        self.task = task
+    }
+
+    /// The upload progress, made on first use (most tasks never need one) from the task's counts.
+    var uploadProgress: Progress {
+        progressObjects.withLock { objects in
+            if let progress = objects.upload { return progress }
+            let progress = makeProgress(total: task.map { max(0, $0.countOfBytesExpectedToSend) } ?? 0,
+                                        completed: task?.countOfBytesSent ?? 0)
+            objects.upload = progress
+            return progress
         }
+    }
+
+    /// The download progress, made on first use from the task's counts.
+    var downloadProgress: Progress {
+        progressObjects.withLock { objects in
+            if let progress = objects.download { return progress }
+            let progress = makeProgress(total: task.map { $0.countOfBytesExpectedToReceive } ?? 0,
+                                        completed: task?.countOfBytesReceived ?? 0)
+            objects.download = progress
+            return progress
+        }
+    }
+
+    private func makeProgress(total: Int64, completed: Int64) -> Progress {
+        let progress = Progress(totalUnitCount: total)
+        progress.completedUnitCount = completed
+        progress.isCancellable = true
+        progress.isPausable = true
+        progress.cancellationHandler = { [weak task] in task?.cancel() }
+        progress.pausingHandler = { [weak task] in task?.suspend() }
+        progress.resumingHandler = { [weak task] in task?.resume() }
+        return progress
+    }
+
+    /// Whether anything follows upload progress (a closure, an observer, or a Progress handed out).
+    var followsUploadProgress: Bool {
+        uploadProgressBlock != nil || progressObjects.withLock { $0.upload != nil } || hasObservers(upload: true)
+    }
+
+    /// Whether anything follows download progress.
+    var followsDownloadProgress: Bool {
+        downloadProgressBlock != nil || progressObjects.withLock { $0.download != nil } || hasObservers(upload: false)
+    }
+
+    private func hasObservers(upload: Bool) -> Bool {
+        observers.withLock { $0.contains { $0.upload == upload } }
     }
 
     func addProgressObserver(upload: Bool, update: @escaping @Sendable (TransferProgress) -> Void,

@@ -78,14 +78,14 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             hooks.value.downloadTaskDidWriteData?(download, bytesWrittenDelta, received, expectedReceive)
         }
         guard let delegate = delegate(for: task) else { return }
-        if bytesSentDelta != 0 {
+        if bytesSentDelta != 0, delegate.followsUploadProgress {
             let progress = delegate.uploadProgress
             progress.totalUnitCount = expectedSend >= 0 ? expectedSend : max(sent, 0)
             progress.completedUnitCount = sent
             delegate.uploadProgressBlock?(progress)
             delegate.notifyObservers(upload: true, completed: sent, total: progress.totalUnitCount)
         }
-        if bytesWrittenDelta != 0 {
+        if bytesWrittenDelta != 0, delegate.followsDownloadProgress {
             let progress = delegate.downloadProgress
             progress.totalUnitCount = expectedReceive >= 0 ? expectedReceive : -1
             progress.completedUnitCount = received
