@@ -6,8 +6,8 @@ import FoundationNetworking
 
 /// Tries several serializers in order (AFCompoundResponseSerializer).
 ///
-/// For each component that validates the response without error, its decoded object is returned if it
-/// has one. When none produces an object, the result is the base validation (2xx, any content type)
+/// The first component that returns an object wins, with that component's error (a JSON body of a 404
+/// comes back with the status error). When none produces an object, the result is the base validation (2xx, any content type)
 /// with the raw data, as ``HTTPResponseSerializer`` returns it.
 ///
 /// Threading: a value type over Sendable components; safe to share and to call from many threads.
@@ -24,10 +24,6 @@ public struct CompoundResponseSerializer: ResponseValidating {
 
     public func responseObject(for response: URLResponse?, data: Data?) -> SerializedResponse {
         for serializer in responseSerializers {
-            if let validating = serializer as? any ResponseValidating,
-               !validating.validateResponse(response, data: data).isValid {
-                continue
-            }
             let result = serializer.responseObject(for: response, data: data)
             if result.object != nil { return result }
         }

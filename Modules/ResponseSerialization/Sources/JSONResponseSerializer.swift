@@ -94,9 +94,10 @@ extension ParameterValue {
             for (key, value) in dictionary where !value.isNull { kept[key] = value.removingNullValues() }
             return .dictionary(kept)
         case .array(let array):
-            return .array(array.compactMap { $0.isNull ? nil : $0.removingNullValues() })
+            // filter + map, not compactMap: `nil` would be the `.null` literal here, not Optional.none.
+            return .array(array.filter { !$0.isNull }.map { $0.removingNullValues() })
         case .set(let set):
-            return .set(Set(set.compactMap { $0.isNull ? nil : $0.removingNullValues() }))
+            return .set(Set(set.filter { !$0.isNull }.map { $0.removingNullValues() }))
         case .string, .int, .double, .bool, .null:
             return self
         }
