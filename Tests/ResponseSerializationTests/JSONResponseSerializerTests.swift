@@ -49,9 +49,10 @@ import Testing
         let error = try #require(result.error as NSError?)
         #expect(error.domain == "com.alamofire.error.serialization.response")
         #expect(error.code == -1016)
-        #expect(error.localizedDescription.hasPrefix("Request failed: the response is not valid JSON: "))
+        #expect(error.localizedDescription == "Request failed: the response is not valid JSON: Expected a string key in object at line 1, column 2")
         #expect(error.userInfo[NSUnderlyingErrorKey] == nil)
-        #expect(error.userInfo[ResponseSerializationParserErrorKey] is NSError)
+        let parserError = try #require(error.userInfo[ResponseSerializationParserErrorKey] as? JSONParsingError)
+        #expect(parserError.offset == 1)
         #expect(error.userInfo["com.alamofire.serialization.response.error.data"] as? Data == data)
     }
 
