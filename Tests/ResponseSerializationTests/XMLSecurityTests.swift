@@ -139,3 +139,39 @@ import Testing
         #expect(streamError.line == 4)
     }
 }
+
+@Suite struct XMLLimitsAndConcurrencyTests {
+    @Test func libxml2sOwnTreeCeilingStillApplies() throws {
+        // A larger limit of ours does not lift libxml2's 256-level tree ceiling (XML_PARSE_HUGE stays off).
+        let nested = String(repeating: "<a>", count: 300) + String(repeating: "</a>", count: 300)
+        let error = try #require(throws: XMLParsingError.self) {
+            try XMLTreeDocument(string: nested, options: XMLParsingOptions(maximumDepth: 1_000))
+        }
+        #expect(error.kind == .depthLimitExceeded)
+        #expect(error.message.hasPrefix("Excessive depth in document: 256"))
+    }
+
+    @Test func parsesConcurrentlyOnManyThreads() async throws {
+        let document = utf8(#"<?xml version="1.0"?><r xmlns:m="urn:m">"#
+            + (0..<500).map { #"<m:i n="\#($0)">v\#($0)</m:i>"# }.joined() + "</r>")
+        let results = await withTaskGroup(of: (Int, Int).self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var treeCount = 0
+                    var streamCount = 0
+                    for _ in 0..<20 {
+                        let tree = try? XMLTreeDocument(data: document)
+                        treeCount += tree?.rootElement?.childElements.count ?? 0
+                        let handlers = XMLStreamHandlers()
+                        handlers.didStartElement = { _ in streamCount += 1 }
+                        try? XMLStreamParser(data: document, chunkSize: 333).parse(delegate: handlers)
+                    }
+                    return (treeCount, streamCount)
+                }
+            }
+            return await group.reduce(into: [(Int, Int)]()) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0 == (20 * 500, 20 * 501) })
+    }
+}
