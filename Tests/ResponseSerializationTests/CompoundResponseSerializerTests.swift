@@ -36,6 +36,19 @@ import Testing
         #expect(copy.responseSerializers[1] is JSONResponseSerializer)
     }
 
+    @Test func canBeArchivedAndUnarchived() throws {
+        var json = JSONResponseSerializer()
+        json.removesKeysWithNullValues = true
+        let archivable = CompoundResponseSerializer(responseSerializers: [XMLDocumentResponseSerializer(), json])
+        let decoded = try JSONDecoder().decode(CompoundResponseSerializer.self, from: JSONEncoder().encode(archivable))
+        #expect(decoded.responseSerializers.count == 2)
+        #expect(decoded.responseSerializers[0] as? XMLDocumentResponseSerializer == XMLDocumentResponseSerializer())
+        #expect(decoded.responseSerializers[1] as? JSONResponseSerializer == json)
+        #expect(decoded.validation == archivable.validation)
+        // A component from outside this module cannot be archived.
+        #expect(throws: EncodingError.self) { try JSONEncoder().encode(compound) }
+    }
+
     @Test func keepsTheWinningComponentsError() throws {
         let result = compound.responseObject(for: httpResponse(status: 404, contentType: "application/json"),
                                              data: utf8(#"{"error":"missing"}"#))

@@ -19,6 +19,7 @@ import FoundationNetworking
 public struct JSONResponseSerializer: ResponseValidating, Equatable {
     public var validation: HTTPResponseValidation
     /// `JSONSerialization` reading options; `.fragmentsAllowed` accepts a top-level scalar. Default none.
+    /// The container-mutability options have no meaning for ``ParameterValue`` and are ignored.
     public var readingOptions: JSONSerialization.ReadingOptions
     /// Whether to remove `null` values from dictionaries (recursively) and `null` elements from arrays.
     /// Default `false`.
