@@ -56,7 +56,7 @@ import Testing
         let error = try #require(throws: XMLParsingError.self) { try XMLTreeDocument(string: Self.billionLaughs) }
         #expect(error.kind == .entityLimitExceeded)
         #expect(error.line > 0)
-        #expect(peakResidentBytes() - before < 64 << 20)
+        #expect(peakResidentBytes() - before < 256 << 20, "a real expansion needs gigabytes")
     }
 
     @Test func billionLaughsFailsFastInTheStream() throws {
@@ -69,7 +69,7 @@ import Testing
         }
         #expect(error.kind == .entityLimitExceeded)
         #expect(characters < 10_000_000)
-        #expect(peakResidentBytes() - before < 64 << 20)
+        #expect(peakResidentBytes() - before < 256 << 20, "a real expansion needs gigabytes")
     }
 
     @Test func tenThousandDeepNestingFailsCleanly() throws {

@@ -83,6 +83,19 @@ import Testing
         #expect(try second.nodes(forXPath: "..").first == document.rootElement)
     }
 
+    @Test func parsesAFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).xml")
+        try utf8(Self.catalog).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let document = try XMLTreeDocument(contentsOf: url)
+        #expect(try document.evaluate(xpath: "count(//c:item)", namespaces: namespaces) == .number(3))
+        let truncated = FileManager.default.temporaryDirectory.appendingPathComponent("truncated-\(UUID().uuidString).xml")
+        try utf8("<a>\n<b>").write(to: truncated)
+        defer { try? FileManager.default.removeItem(at: truncated) }
+        let error = try #require(throws: XMLParsingError.self) { try XMLTreeDocument(contentsOf: truncated) }
+        #expect(error.line == 2)
+    }
+
     @Test func invalidXPathThrows() throws {
         let document = try XMLTreeDocument(string: Self.catalog)
         let error = try #require(throws: XPathError.self) { try document.evaluate(xpath: "//c:item[") }

@@ -57,6 +57,11 @@ func runChild(_ implementation: String) throws {
         seconds = try measureSeconds { document = try XMLTreeDocument(data: Data(contentsOf: url)) }
         check = document?.rootElement?.childElements.count ?? 0
         seconds += measureSeconds { document = nil }
+    case "ours-dom-file":
+        var document: XMLTreeDocument?
+        seconds = try measureSeconds { document = try XMLTreeDocument(contentsOf: url) }
+        check = document?.rootElement?.childElements.count ?? 0
+        seconds += measureSeconds { document = nil }
     case "ours-sax":
         let delegate = CountingDelegate()
         seconds = try measureSeconds {
@@ -155,7 +160,8 @@ if CommandLine.arguments.count > 1 {
 try generateDocument()
 let megabytes = Double((try FileManager.default.attributesOfItem(atPath: documentPath))[.size] as! Int) / 1_000_000
 let workloads: [(workload: String, rows: [(name: String, id: String)])] = [
-    ("\(Int(megabytes)) MB XML, DOM", [("ours (XMLTreeDocument)", "ours-dom"),
+    ("\(Int(megabytes)) MB XML, DOM", [("ours (XMLTreeDocument, from Data)", "ours-dom"),
+                                       ("ours (XMLTreeDocument, from file)", "ours-dom-file"),
                                        ("Foundation XMLDocument", "foundation-xmldocument"),
                                        ("xmllint", "xmllint-dom")]),
     ("\(Int(megabytes)) MB XML, SAX", [("ours (XMLPushParser, 64 KiB chunks)", "ours-sax"),

@@ -55,6 +55,11 @@ final class XMLParseSession {
         xmlFreeParserCtxt(context)
     }
 
+    /// The most bytes handed to `xmlParseChunk` at once. libxml2 copies what it is given into its input
+    /// buffer and, without XML_PARSE_HUGE, fails a lookahead over more than 10 MB ("Huge input lookup"),
+    /// so large inputs go in 1 MiB slices: bounded extra memory, no spurious failure.
+    static let sliceSize = 1 << 20
+
     /// Feeds bytes; `terminate` ends the document. Throws the first failure, after which the session is done.
     func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) throws {
         guard !isFinished else {
@@ -62,7 +67,7 @@ final class XMLParseSession {
         }
         var offset = 0
         repeat {
-            let count = min(bytes.count - offset, 1 << 30)
+            let count = min(bytes.count - offset, Self.sliceSize)
             let isLast = terminate && offset + count == bytes.count
             let chunk = bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
             xmlParseChunk(context, count == 0 ? nil : chunk, Int32(count), isLast ? 1 : 0)

@@ -58,6 +58,14 @@ public final class XMLPushParser {
     public var lineNumber: Int { Int(xmlSAX2GetLineNumber(session.context)) }
     /// The column (1-based) the parser is at; meaningful inside delegate calls.
     public var columnNumber: Int { Int(xmlSAX2GetColumnNumber(session.context)) }
+
+    /// How many input bytes libxml2 holds right now (its current input buffer), for memory checks.
+    var bufferedByteCount: Int {
+        guard let input = session.context.pointee.input, let base = input.pointee.base, let end = input.pointee.end else {
+            return 0
+        }
+        return end - base
+    }
 }
 
 /// An unparsed XML document ready to be streamed through a delegate: what

@@ -28,19 +28,27 @@ public final class XMLTreeDocument: @unchecked Sendable {
         try self.init(parsing: Array(string.utf8), options: options)
     }
 
+    /// Parses the file at `url`, reading it in 1 MiB chunks so the file's bytes are never all in memory
+    /// next to the tree (a downloaded response, for instance).
+    /// - Throws: ``XMLParsingError`` with the line and column of the first error, or the file's read error.
+    public init(contentsOf url: URL, options: XMLParsingOptions = XMLParsingOptions()) throws {
+        let session = try XMLParseSession(options: options, mode: .tree)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try chunk.withUnsafeBytes { try session.feed($0, terminate: false) }
+        }
+        try session.feed(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true)
+        guard let document = session.takeDocument() else {
+            throw XMLParsingError(kind: .malformed, message: "libxml2 produced no document")
+        }
+        self.pointer = document
+        self.options = options
+    }
+
     private init(parsing bytes: some ContiguousBytes, options: XMLParsingOptions) throws {
         let session = try XMLParseSession(options: options, mode: .tree)
-        // Fed in slices so libxml2's input buffer never holds a second copy of a large document.
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            let slice = 1 << 20
-            repeat {
-                let count = min(slice, buffer.count - offset)
-                let isLast = offset + count == buffer.count
-                try session.feed(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)]), terminate: isLast)
-                offset += count
-            } while offset < buffer.count
-        }
+        try bytes.withUnsafeBytes { try session.feed($0, terminate: true) }
         guard let document = session.takeDocument() else {
             throw XMLParsingError(kind: .malformed, message: "libxml2 produced no document")
         }
