@@ -120,3 +120,36 @@ import Testing
         #expect(counts == 8 * 200 * 3)
     }
 }
+
+@Suite struct XMLEncodingTests {
+    @Test func declaredLatin1IsConverted() throws {
+        var bytes = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><a t=""#.utf8)
+        bytes.append(0xE9)
+        bytes.append(contentsOf: Data(#"">caf"#.utf8))
+        bytes.append(0xE9)
+        bytes.append(contentsOf: Data("</a>".utf8))
+        let document = try XMLTreeDocument(data: bytes)
+        #expect(document.characterEncoding == "ISO-8859-1")
+        #expect(document.rootElement?.stringValue == "café")
+        #expect(document.rootElement?.attribute("t") == "é")
+        var text = ""
+        let handlers = XMLStreamHandlers()
+        handlers.foundCharacters = { text += $0.string }
+        try XMLStreamParser(data: bytes, chunkSize: 7).parse(delegate: handlers)
+        #expect(text == "café")
+    }
+
+    @Test func utf16WithBOMIsDetected() throws {
+        let data = Data([0xFF, 0xFE]) + "<a>ü</a>".data(using: .utf16LittleEndian)!
+        #expect(try XMLTreeDocument(data: data).rootElement?.stringValue == "ü")
+    }
+
+    @Test func emptyDocumentIsAnError() throws {
+        let error = try #require(throws: XMLParsingError.self) { try XMLTreeDocument(data: Data()) }
+        #expect(error.kind == .malformed)
+        #expect(error.message == "Document is empty")
+        #expect(throws: XMLParsingError(kind: .malformed, code: 4, message: "Document is empty", line: 1, column: 1)) {
+            try XMLStreamParser(data: Data()).parse(delegate: XMLStreamHandlers())
+        }
+    }
+}

@@ -22,6 +22,7 @@ final class XMLParseSession {
     private var firstError: XMLParsingError?
     private var firstErrorIsFatal = false
     private var isFinished = false
+    private var byteCount = 0
     private var depth = 0
     private var entityReferences = 0
     /// The parser events are reported for (stream mode); it owns this session, so it outlives it.
@@ -64,6 +65,14 @@ final class XMLParseSession {
     func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) throws {
         guard !isFinished else {
             throw failure ?? XMLParsingError(kind: .parserFinished, message: "The parser already finished")
+        }
+        byteCount += bytes.count
+        if terminate && byteCount == 0 {
+            // libxml2's push parser words this as "Extra content at the end of the document".
+            isFinished = true
+            failure = XMLParsingError(kind: .malformed, code: Int(XML_ERR_DOCUMENT_EMPTY.rawValue),
+                                      message: "Document is empty", line: 1, column: 1)
+            throw failure!
         }
         var offset = 0
         repeat {
