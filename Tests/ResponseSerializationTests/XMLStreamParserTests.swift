@@ -102,6 +102,18 @@ final class EventRecorder: XMLStreamParserDelegate {
         #expect(aborter.starts == 3)
     }
 
+    @Test func feedingFromADelegateMethodThrows() throws {
+        final class Reentrant: XMLStreamParserDelegate {
+            var error: (any Error)?
+            func parser(_ parser: XMLPushParser, didStartElement element: XMLStartTag) {
+                do { try parser.feed(utf8("<x/>")) } catch { self.error = error }
+            }
+        }
+        let delegate = Reentrant()
+        try XMLStreamParser(data: utf8("<a/>")).parse(delegate: delegate)
+        #expect((delegate.error as? XMLParsingError)?.kind == .reentrantCall)
+    }
+
     @Test func feedingAfterFinishThrows() throws {
         let parser = try XMLPushParser(delegate: XMLStreamHandlers())
         try parser.feed(utf8("<a/>"))

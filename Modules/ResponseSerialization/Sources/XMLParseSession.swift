@@ -22,6 +22,7 @@ final class XMLParseSession {
     private var firstError: XMLParsingError?
     private var firstErrorIsFatal = false
     private var isFinished = false
+    private var isFeeding = false
     private var byteCount = 0
     private var depth = 0
     private var entityReferences = 0
@@ -63,9 +64,15 @@ final class XMLParseSession {
 
     /// Feeds bytes; `terminate` ends the document. Throws the first failure, after which the session is done.
     func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) throws {
+        guard !isFeeding else {
+            // libxml2 is not reentrant: feeding from inside one of its callbacks would corrupt the context.
+            throw XMLParsingError(kind: .reentrantCall, message: "The parser was fed from inside a delegate method")
+        }
         guard !isFinished else {
             throw failure ?? XMLParsingError(kind: .parserFinished, message: "The parser already finished")
         }
+        isFeeding = true
+        defer { isFeeding = false }
         byteCount += bytes.count
         if terminate && byteCount == 0 {
             // libxml2's push parser words this as "Extra content at the end of the document".

@@ -18,6 +18,8 @@ public struct XMLParsingError: Error, Sendable, Hashable, CustomStringConvertibl
         case aborted
         /// Bytes were fed after ``XMLPushParser/finish()`` or after a failure.
         case parserFinished
+        /// `feed` or `finish` was called from inside a delegate method of the same parser.
+        case reentrantCall
     }
 
     /// The class of failure.
