@@ -77,6 +77,7 @@ struct CoreFaultTests {
     @Test func thousandConcurrentTasksCompleteWithoutDescriptorGrowth() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
+        manager.responseSerializer = DataResponseSerializer()
         let url = servers.nginx.httpURL(servers.files.oneKilobyte.urlPath)
         _ = try await manager.data(for: URLRequest(url: url))
         let before = openFileDescriptors()
@@ -212,6 +213,7 @@ struct CoreTLSTests {
         let intermediate = try Data(contentsOf: servers.certificates.intermediateCA.der)
         let policy = LeafPinPolicy(pinnedLeaf: leaf)
         let manager = coreManager(baseURL: servers.nginx.httpsURL("/", scenario: .valid))
+        manager.responseSerializer = DataResponseSerializer()
         try manager.setSecurityPolicy(policy)
         let collected = Mutex<SessionTaskMetrics?>(nil)
         var hooks = SessionManagerHooks()

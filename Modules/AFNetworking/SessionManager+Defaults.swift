@@ -2,6 +2,7 @@ import AFCore
 import AFMultipart
 import AFProtocols
 import AFRequestSerialization
+import AFResponseSerialization
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,17 +13,15 @@ import FoundationNetworking
 
 extension URLSessionManager {
     /// Creates a manager with AFNetworking's defaults on a session with `configuration` (nil: the default
-    /// configuration): the response serializer decodes JSON as AFJSONResponseSerializer once that module
-    /// provides it (until then ``DataResponseSerializer``, AFHTTPResponseSerializer's behaviour).
+    /// configuration): ``JSONResponseSerializer`` decodes responses.
     public convenience init(sessionConfiguration configuration: URLSessionConfiguration? = nil) {
         self.init(sessionConfiguration: configuration, responseSerializer: SessionManagerDefaults.responseSerializer())
     }
 }
 
 extension HTTPSessionManager {
-    /// Creates a manager for `baseURL` with AFNetworking's defaults: ``HTTPRequestSerializer``, the
-    /// default response serializer (see ``URLSessionManager/init(sessionConfiguration:)``) and
-    /// ``MultipartFormRequestBuilder`` for multipart POSTs.
+    /// Creates a manager for `baseURL` with AFNetworking's defaults: ``HTTPRequestSerializer``,
+    /// ``JSONResponseSerializer`` and ``MultipartFormRequestBuilder`` for multipart POSTs.
     public convenience init(baseURL: URL? = nil, sessionConfiguration configuration: URLSessionConfiguration? = nil) {
         self.init(baseURL: baseURL, sessionConfiguration: configuration, requestSerializer: HTTPRequestSerializer(),
                   responseSerializer: SessionManagerDefaults.responseSerializer())
@@ -32,5 +31,5 @@ extension HTTPSessionManager {
 
 /// The default components, in one place.
 enum SessionManagerDefaults {
-    static func responseSerializer() -> any ResponseSerializing { DataResponseSerializer() }
+    static func responseSerializer() -> any ResponseSerializing { JSONResponseSerializer() }
 }
