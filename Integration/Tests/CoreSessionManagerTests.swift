@@ -10,6 +10,16 @@ import Testing
 
 @Suite("Core: session manager against httpbin")
 struct CoreSessionManagerTests {
+    @Test func umbrellaInitializerWiresAFDefaults() {
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://example.com/api"))
+        #expect(manager.baseURL?.absoluteString == "https://example.com/api/")
+        #expect(manager.requestSerializer is HTTPRequestSerializer)
+        #expect(manager.responseSerializer is JSONResponseSerializer)
+        #expect(manager.multipartFormRequestBuilder is MultipartFormRequestBuilder)
+        #expect(manager.reachabilityManager === NetworkReachabilityManager.shared)
+        #expect(URLSessionManager().responseSerializer is JSONResponseSerializer)
+    }
+
     @Test func getCallsSuccessWithArguments() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager(baseURL: servers.httpbin.baseURL)
