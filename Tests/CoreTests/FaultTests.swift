@@ -99,7 +99,8 @@ struct FaultTests {
         task.resume()
         #expect(resumed.value == 2)
         #expect(suspended.value == 1)
-        #expect(await eventually { task.state == .completed })
+        // Generous: under the thread sanitizer the parallel suite (1,000 tasks) can starve the server.
+        #expect(await eventually(30) { task.state == .completed })
         #expect(task.error == nil)
         #expect(task.countOfBytesReceived == 200_000)
     }
