@@ -61,6 +61,34 @@ struct DownloadAndAsyncTests {
         #expect(failed.withLock { $0 } == 1)
     }
 
+    @Test func byteHooksReportRunningTotals() async throws {
+        let manager = makeManager()
+        let sent = Protected<(delta: Int64, total: Int64, expected: Int64)>((0, 0, 0))
+        let written = Protected<(delta: Int64, total: Int64, expected: Int64)>((0, 0, 0))
+        var hooks = SessionManagerHooks()
+        hooks.taskDidSendBodyData = { _, delta, total, expected in
+            sent.withLock { $0 = ($0.delta + delta, total, expected) }
+        }
+        hooks.downloadTaskDidWriteData = { _, delta, total, expected in
+            written.withLock { $0 = ($0.delta + delta, total, expected) }
+        }
+        manager.hooks = hooks
+        var upload = URLRequest(url: sharedServer.url("/echo"))
+        upload.httpMethod = "POST"
+        _ = try await manager.upload(upload, from: LoopbackServer.pattern(70_000))
+        let sentTotals = sent.withLock { $0 }
+        #expect(sentTotals.delta == 70_000)
+        #expect(sentTotals.total == 70_000)
+        #expect(sentTotals.expected == 70_000)
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("core-hooks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        _ = try await manager.download(URLRequest(url: sharedServer.url("/bytes/300000")), destination: { _, _ in destination })
+        let writtenTotals = written.withLock { $0 }
+        #expect(writtenTotals.delta == 300_000)
+        #expect(writtenTotals.total == 300_000)
+        #expect(writtenTotals.expected == 300_000)
+    }
+
     @Test func undecodableResumeDataFailsTheTask() async {
         let manager = makeManager()
         let result: (any Error)? = await withCheckedContinuation { continuation in

@@ -88,7 +88,7 @@ final class SessionEngine: @unchecked Sendable {
         guard accepted else { return false }
         if startThread {
             let thread = Thread { [self] in run() }
-            thread.name = "AFCore.SessionEngine"
+            thread.name = "AFCore.engine"  // Linux thread names hold 15 bytes
             thread.start()
         } else {
             curl_multi_wakeup(multi)
