@@ -40,9 +40,12 @@ struct ChainVerification {
         }
         var built: [X509Certificate] = []
         for index in 0..<afs_x509_stack_count(outcome.built_chain) {
-            if let element = afs_x509_stack_value(outcome.built_chain, index),
-               let certificate = X509Certificate(retaining: element) {
-                built.append(certificate)
+            guard let element = afs_x509_stack_value(outcome.built_chain, index) else { continue }
+            // The built chain holds the presented certificates themselves plus anchors from the store.
+            if let presented = chain.first(where: { $0.pointer == element }) {
+                built.append(presented)
+            } else if let anchor = X509Certificate(retaining: element) {
+                built.append(anchor)
             }
         }
         if let host, !leaf.names(HostIdentity(host)) {

@@ -162,7 +162,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, Hashable, Codable {
         }
         var parsed: [X509Certificate] = []
         for (index, der) in chain.enumerated() {
-            guard let certificate = try? X509Certificate(der: der) else { throw TrustRejection(.malformedCertificate(index: index)) }
+            guard let certificate = try? ParsedCertificateCache.shared.certificate(der: der) else { throw TrustRejection(.malformedCertificate(index: index)) }
             parsed.append(certificate)
         }
         return parsed

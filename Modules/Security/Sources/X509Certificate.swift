@@ -5,9 +5,11 @@ import Foundation
 /// One parsed X.509 certificate, owning its OpenSSL `X509` reference.
 ///
 /// Internal: the public API speaks DER `Data`; this is the parsed form the evaluation works on.
-/// Instances are created and used within one evaluation (or kept immutable inside a store), never
-/// mutated, so sharing one across threads only performs OpenSSL's thread-safe read operations.
 final class X509Certificate: @unchecked Sendable {
+    // @unchecked: both stored properties are immutable. Evaluations on several threads use one
+    // instance concurrently (ParsedCertificateCache) only through OpenSSL's read paths (encoding,
+    // name checks, chain verification), which guard the certificate's lazily cached extension
+    // data with the X509's own lock, as when an SSL_CTX shares its certificates across threads.
     /// The OpenSSL certificate (an `X509 *`), released in `deinit`.
     let pointer: OpaquePointer
     /// The certificate's DER encoding.

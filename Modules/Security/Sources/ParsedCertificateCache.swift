@@ -1,0 +1,42 @@
+import Foundation
+
+/// Parsed certificates by DER encoding, shared by every evaluation in the process.
+///
+/// Why: a server presents the same chain on every handshake, and OpenSSL 3.0 decodes a
+/// certificate's public key through its provider decoders, which makes `d2i_X509` cost far more
+/// than the signature checks (about 0.2 ms per certificate). Bounded: when full, the cache is
+/// emptied, so hostile input cannot grow it; input that does not parse is never stored.
+final class ParsedCertificateCache: @unchecked Sendable {
+    // @unchecked: `entries` is only touched with `lock` held. NSLock (a pthread mutex) rather than
+    // Synchronization.Mutex, whose futex-based Linux implementation the thread sanitizer cannot see.
+    /// The process-wide cache.
+    static let shared = ParsedCertificateCache(capacity: 256)
+
+    private let capacity: Int
+    private let lock = NSLock()
+    private var entries: [Data: X509Certificate] = [:]
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// The number of certificates held.
+    var count: Int { lock.withLock { entries.count } }
+
+    /// The parsed certificate for `der`, parsing it on a miss.
+    ///
+    /// - Throws: ``CertificateLoadingError/notACertificate``.
+    func certificate(der: Data) throws(CertificateLoadingError) -> X509Certificate {
+        if let hit = lock.withLock({ entries[der] }) {
+            return hit
+        }
+        let parsed = try X509Certificate(der: der)
+        lock.withLock {
+            if entries.count >= capacity {
+                entries.removeAll(keepingCapacity: true)
+            }
+            entries[der] = parsed
+        }
+        return parsed
+    }
+}
