@@ -83,7 +83,8 @@ struct ChainEvaluationTests {
     }
 
     @Test(arguments: [("httpbin.org", true), ("HTTPBin.ORG", true), ("httpbin.org.", true), ("www.httpbin.org", true),
-                      ("a.b.httpbin.org", false), ("xhttpbin.org", false), ("", false), ("10.0.0.1", false)])
+                      ("a.b.httpbin.org", false), ("xhttpbin.org", false), ("", false), ("10.0.0.1", false),
+                      (" httpbin.org", false), ("httpbin.org\u{0}.evil.com", false)])
     func hostNamesMatchTheSubjectAltNames(host: String, accepted: Bool) throws {
         #expect(policy(.none).evaluate(try Fixture.httpBinTrust(), forDomain: host) == accepted)
     }

@@ -14,7 +14,7 @@ enum HostIdentity: Sendable, Hashable {
 
     /// Classifies a host as given in a URL (`example.com`, `EXAMPLE.com.`, `127.0.0.1`, `[::1]`).
     init(_ host: String) {
-        var trimmed = host.trimmingCharacters(in: .whitespaces)
+        var trimmed = host
         if trimmed.hasPrefix("["), trimmed.hasSuffix("]"), trimmed.count >= 2 {
             trimmed = String(trimmed.dropFirst().dropLast())
         }
