@@ -14,7 +14,7 @@ final class ParsedCertificateCache: @unchecked Sendable {
 
     private let capacity: Int
     private let lock = NSLock()
-    private var entries: [Data: X509Certificate] = [:]
+    private var entries: [[UInt8]: X509Certificate] = [:]
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -27,15 +27,17 @@ final class ParsedCertificateCache: @unchecked Sendable {
     ///
     /// - Throws: ``CertificateLoadingError/notACertificate``.
     func certificate(der: Data) throws(CertificateLoadingError) -> X509Certificate {
-        if let hit = lock.withLock({ entries[der] }) {
+        // Keyed by an array, not `Data`: see X509Certificate.derBytes.
+        let key = [UInt8](der)
+        if let hit = lock.withLock({ entries[key] }) {
             return hit
         }
-        let parsed = try X509Certificate(der: der)
+        let parsed = try X509Certificate(derBytes: key)
         lock.withLock {
             if entries.count >= capacity {
                 entries.removeAll(keepingCapacity: true)
             }
-            entries[der] = parsed
+            entries[key] = parsed
         }
         return parsed
     }

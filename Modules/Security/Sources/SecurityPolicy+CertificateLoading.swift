@@ -14,7 +14,8 @@ extension SecurityPolicy {
     ///   ``CertificateLoadingError/tooLarge(byteCount:)`` above ``maximumCertificateFileSize``.
     public static func certificate(fromDER data: Data) throws(CertificateLoadingError) -> Data {
         guard data.count <= maximumCertificateFileSize else { throw .tooLarge(byteCount: data.count) }
-        return try X509Certificate(der: data).der
+        _ = try X509Certificate(der: data)
+        return data
     }
 
     /// Decodes every `-----BEGIN CERTIFICATE-----` block of PEM text, in order, to DER.
@@ -35,7 +36,8 @@ extension SecurityPolicy {
             let body = bytes[start.upperBound..<stop.lowerBound].filter { !Self.isPEMWhitespace($0) }
             guard let der = Data(base64Encoded: Data(body)), !der.isEmpty else { throw .malformedPEM(block: block) }
             do {
-                certificates.append(try X509Certificate(der: der).der)
+                _ = try X509Certificate(der: der)
+                certificates.append(der)
             } catch {
                 throw .malformedPEM(block: block)
             }

@@ -12,18 +12,28 @@ final class X509Certificate: @unchecked Sendable {
     // data with the X509's own lock, as when an SSL_CTX shares its certificates across threads.
     /// The OpenSSL certificate (an `X509 *`), released in `deinit`.
     let pointer: OpaquePointer
+    /// The certificate's DER encoding. An array rather than `Data`: instances live on in the
+    /// process-wide ParsedCertificateCache, and LeakSanitizer cannot follow the tagged storage
+    /// pointer inside `Data`'s enum representation, so cached `Data` would be reported as leaked.
+    let derBytes: [UInt8]
+
     /// The certificate's DER encoding.
-    let der: Data
+    var der: Data { Data(derBytes) }
 
     /// Parses exactly one DER certificate; trailing bytes are an error.
-    init(der: Data) throws(CertificateLoadingError) {
-        let parsed: OpaquePointer? = der.withUnsafeBytes { raw in
-            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
-            return afs_x509_from_der(base, raw.count)
+    convenience init(der: Data) throws(CertificateLoadingError) {
+        try self.init(derBytes: [UInt8](der))
+    }
+
+    /// Parses exactly one DER certificate; trailing bytes are an error.
+    init(derBytes: [UInt8]) throws(CertificateLoadingError) {
+        let parsed: OpaquePointer? = derBytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return afs_x509_from_der(base, buffer.count)
         }
         guard let parsed else { throw .notACertificate }
         pointer = parsed
-        self.der = der
+        self.derBytes = derBytes
     }
 
     /// Takes a new reference on a certificate owned by OpenSSL (an element of a built chain).
@@ -37,7 +47,7 @@ final class X509Certificate: @unchecked Sendable {
             return nil
         }
         pointer = certificate
-        der = Data(bytes: encoded, count: Int(length))
+        derBytes = Array(UnsafeBufferPointer(start: encoded, count: Int(length)))
     }
 
     deinit {
