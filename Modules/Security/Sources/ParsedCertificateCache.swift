@@ -14,7 +14,7 @@ final class ParsedCertificateCache: @unchecked Sendable {
 
     private let capacity: Int
     private let lock = NSLock()
-    private var entries: [[UInt8]: X509Certificate] = [:]
+    private var entries: [DERKey: X509Certificate] = [:]
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -27,12 +27,11 @@ final class ParsedCertificateCache: @unchecked Sendable {
     ///
     /// - Throws: ``CertificateLoadingError/notACertificate``.
     func certificate(der: Data) throws(CertificateLoadingError) -> X509Certificate {
-        // Keyed by an array, not `Data`: see X509Certificate.derBytes.
-        let key = [UInt8](der)
+        let key = DERKey(bytes: [UInt8](der))
         if let hit = lock.withLock({ entries[key] }) {
             return hit
         }
-        let parsed = try X509Certificate(derBytes: key)
+        let parsed = try X509Certificate(derBytes: key.bytes)
         lock.withLock {
             if entries.count >= capacity {
                 entries.removeAll(keepingCapacity: true)
@@ -40,5 +39,15 @@ final class ParsedCertificateCache: @unchecked Sendable {
             entries[key] = parsed
         }
         return parsed
+    }
+}
+
+/// A cache key: DER bytes in an array (not `Data`, see X509Certificate.derBytes), hashed in one
+/// pass (an array's own hashing feeds the hasher byte by byte, several times slower).
+private struct DERKey: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
