@@ -119,6 +119,18 @@ extension SecurityPolicy {
         return result
     }
 
+    /// Loads the certificates of a bundle's resource folder (AF's `certificatesInBundle:`): every
+    /// `.cer`, `.der`, `.pem` and `.crt` file, as ``certificates(in:recursive:)`` does.
+    ///
+    /// - Throws: ``CertificateLoadingError/unreadable(path:detail:)`` when the bundle has no resource
+    ///   folder, or the first bad file's error.
+    public static func certificates(in bundle: Bundle, recursive: Bool = false) throws(CertificateLoadingError) -> Set<Data> {
+        guard let resources = bundle.resourceURL else {
+            throw .unreadable(path: bundle.bundlePath, detail: "the bundle has no resource folder")
+        }
+        return try certificates(in: resources, recursive: recursive)
+    }
+
     private static func isPEMWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
