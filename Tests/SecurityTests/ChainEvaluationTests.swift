@@ -54,6 +54,14 @@ struct ChainEvaluationTests {
         #expect(rejection(policy(.none, at: Fixture.utc(2016, 1, 1)), try Fixture.adnTrust(), domain: nil) == .expired(index: 0))
     }
 
+    @Test func extremeVerificationDatesAreOutsideEveryValidity() throws {
+        let trust = try Fixture.httpBinTrust()
+        // Every certificate is out of its validity; OpenSSL checks from the top and names the anchor
+        // it built to (the store's Amazon Root CA 1, depth 2).
+        #expect(rejection(policy(.none, at: .distantFuture), trust, domain: "httpbin.org") == .expired(index: 2))
+        #expect(rejection(policy(.none, at: .distantPast), trust, domain: "httpbin.org") == .expired(index: 2))
+    }
+
     @Test func verificationTimeDefaultsToNow() throws {
         var policy = SecurityPolicy.default
         #expect(policy.verificationDate == nil)

@@ -34,7 +34,6 @@ struct ChainVerification {
         let outcome = afs_verify_chain(anchors.store, leaf.pointer, untrusted, Self.unixTime(date),
                                        Self.maximumDepth, requiresServerPurpose ? 1 : 0)
         defer { afs_x509_stack_free(outcome.built_chain) }
-        withExtendedLifetime(chain) {}
         guard outcome.verified == 1 else {
             return .failure(TrustRejection(Self.reason(error: outcome.error, depth: outcome.error_depth)))
         }
@@ -64,10 +63,10 @@ struct ChainVerification {
         }
     }
 
-    /// Seconds since 1970, clamped to what OpenSSL's time_t can hold.
+    /// Seconds since 1970, clamped to the years 1 ... 9999 (ASN.1 time's range).
     private static func unixTime(_ date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970.rounded(.down)
-        guard seconds.isFinite else { return seconds > 0 ? Int64(Int32.max) : 0 }
+        guard !seconds.isNaN else { return 0 }
         return Int64(max(min(seconds, 253_402_300_799), -62_135_596_800))
     }
 }
