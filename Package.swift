@@ -98,6 +98,10 @@ let package = Package(
                     path: "Integration/Tests"),
         // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
         .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),
+        // Runs reachability managers inside a network namespace for IntegrationTests (a namespace is
+        // per thread, so each scenario needs its own process); not a product.
+        .executableTarget(name: "af-reachability-probe", dependencies: ["AFReachability", "AFProtocols"],
+                          path: "Integration/ReachabilityProbe"),
     ],
     swiftLanguageModes: [.v6]
 )
