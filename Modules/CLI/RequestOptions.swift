@@ -46,6 +46,8 @@ struct RequestOptions: ParsableArguments {
         }
         if `continue` && download == nil { throw ValidationError("--continue needs --download PATH.") }
         if let user, !user.contains(":") { throw ValidationError("--user takes user:password.") }
-        for item in items { _ = try RequestItem(parsing: item) }
+        for item in items {
+            do { _ = try RequestItem(parsing: item) } catch { throw ValidationError("\(error)") }
+        }
     }
 }
