@@ -207,6 +207,36 @@ struct CoreDownloadTests {
 
 @Suite("Core: TLS trust hook")
 struct CoreTLSTests {
+    @Test func defaultSecurityPolicyDecidesInsideTheHandshake() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        manager.responseSerializer = DataResponseSerializer()
+        #expect(manager.securityPolicy is SecurityPolicy)
+        // The test CA is not in the system store: AF's default policy rejects every scenario...
+        for scenario in [TLSScenario.valid, .selfSigned, .expired] {
+            let result = await runTask { done in
+                manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: scenario)),
+                                 completionHandler: done)
+            }
+            #expect(result.code == -1202, "\(scenario)")
+        }
+        // ...and accepts the valid chain once the test root is its trust store.
+        var policy = SecurityPolicy.default
+        policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
+        try manager.setSecurityPolicy(policy)
+        let accepted = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .valid)),
+                             completionHandler: done)
+        }
+        #expect(accepted.error == nil)
+        #expect((accepted.object as? Data)?.count == 1024)
+        let wrongHost = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .wrongHost)),
+                             completionHandler: done)
+        }
+        #expect(wrongHost.code == -1202)
+    }
+
     @Test func acceptingPolicySeesTheServedChainAndHost() async throws {
         let servers = try await IntegrationServers.shared()
         let leaf = try Data(contentsOf: servers.certificates.leaf(.valid).der)
@@ -251,6 +281,7 @@ struct CoreTLSTests {
     @Test func withoutPolicyLibcurlRejectsAnUnknownIssuer() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
+        try manager.setSecurityPolicy(nil)
         let result = await runTask { done in
             manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .selfSigned)),
                              completionHandler: done)
