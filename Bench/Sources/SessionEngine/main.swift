@@ -302,11 +302,15 @@ let workloads = (
 )
 
 // SESSION_ENGINE_PROFILE=1 runs only our small-request workloads (for a profiler), then exits.
-if ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE"] != nil {
-    print("profile: sequential \(Double(sequentialCount) / oursSequential(sequentialCount)) req/s")
+if let profile = ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE"] {
+    if profile != "parallel" {
+        print("profile: sequential \(Double(sequentialCount) / oursSequential(sequentialCount)) req/s")
+    }
     print("profile: parallel \(Double(parallelCount) / oursParallel(parallelCount)) req/s")
-    let target = work.appendingPathComponent("profile.bin")
-    print("profile: file \(Double(fileSize) / oursFile(target) / 1e6) MB/s")
+    if profile != "parallel" {
+        let target = work.appendingPathComponent("profile.bin")
+        print("profile: file \(Double(fileSize) / oursFile(target) / 1e6) MB/s")
+    }
     nginx.terminate()
     nginx.waitUntilExit()
     exit(0)
