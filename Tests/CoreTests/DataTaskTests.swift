@@ -169,6 +169,18 @@ struct DataTaskTests {
         #expect(result.object as? Data == Data("authenticated".utf8))
     }
 
+    @Test func defaultHandlingUsesTheCredentialStorage() async {
+        let space = URLProtectionSpace(host: "127.0.0.1", port: sharedServer.port, protocol: "http", realm: "Fake Realm",
+                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        let credential = URLCredential(user: "user", password: "passwd", persistence: .forSession)
+        URLCredentialStorage.shared.setDefaultCredential(credential, for: space)
+        defer { URLCredentialStorage.shared.remove(credential, for: space) }
+        let manager = makeManager { $0.urlCredentialStorage = URLCredentialStorage.shared }
+        let result = await complete(manager, URLRequest(url: sharedServer.url("/auth")))
+        #expect(result.response?.statusCode == 200)
+        #expect(result.object as? Data == Data("authenticated".utf8))
+    }
+
     @Test func challengeWithoutCredentialCompletesWithTheUnauthorizedResponse() async {
         let manager = makeManager()
         let result = await complete(manager, URLRequest(url: sharedServer.url("/auth")))

@@ -66,6 +66,20 @@ struct FaultTests {
         #expect(result.urlErrorCode == -999)
     }
 
+    @Test func progressObjectsDriveTheTask() async throws {
+        let manager = makeManager()
+        let task = manager.dataTask(with: URLRequest(url: sharedServer.url("/stall")), completionHandler: nil)
+        let progress = try #require(manager.downloadProgress(for: task))
+        task.resume()
+        progress.pause()
+        #expect(task.state == .suspended)
+        progress.resume()
+        #expect(task.state == .running)
+        progress.cancel()
+        #expect(await eventually { task.state == .completed })
+        #expect((task.error as? URLError)?.code == .cancelled)
+    }
+
     @Test func cancelFromInsideItsOwnProgressCallback() async {
         let manager = makeManager()
         let calls = Protected(0)

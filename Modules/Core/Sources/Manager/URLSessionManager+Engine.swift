@@ -121,7 +121,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         case .performDefaultHandling:
             // The stored default credential, tried once.
             guard challenge.previousFailureCount == 0,
-                  let stored = sessionConfiguration.urlCredentialStorage?.defaultCredential(for: challenge.protectionSpace)
+                  let stored = storedCredential(for: challenge.protectionSpace)
             else { return .completeWithResponse }
             return .useCredential(stored)
         @unknown default:
@@ -173,6 +173,18 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
         hooks.value.taskDidComplete?(task, error)
         complete(task, delegate: delegate, outcome: outcome, error: error, fileURL: fileURL)
+    }
+
+    /// The stored credential for `space`: its default one, else any. Matched field by field, because
+    /// swift-corelibs' URLProtectionSpace has identity equality, so a lookup with an equal space fails.
+    private func storedCredential(for space: URLProtectionSpace) -> URLCredential? {
+        guard let storage = credentialStorage else { return nil }
+        for (candidate, credentials) in storage.allCredentials
+        where candidate.host == space.host && candidate.port == space.port && candidate.protocol == space.protocol
+            && candidate.realm == space.realm && candidate.authenticationMethod == space.authenticationMethod {
+            return storage.defaultCredential(for: candidate) ?? credentials.values.first
+        }
+        return nil
     }
 
     func engineDidInvalidate() {

@@ -353,6 +353,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         settings.withLock { ($0.responseSerializer, $0.completionQueue, $0.completionGroup) }
     }
     var defaultGroup: DispatchGroup { privateGroup }
+    var credentialStorage: URLCredentialStorage? { configurationTemplate.credentialStorage }
 
     func removeRecord(for task: SessionTask) -> TaskDelegate? {
         registry.withLock { registry in
