@@ -71,10 +71,11 @@ struct FaultTests {
         let task = manager.dataTask(with: URLRequest(url: sharedServer.url("/stall")), completionHandler: nil)
         let progress = try #require(manager.downloadProgress(for: task))
         task.resume()
+        // Foundation may run the handlers asynchronously.
         progress.pause()
-        #expect(task.state == .suspended)
+        #expect(await eventually { task.state == .suspended })
         progress.resume()
-        #expect(task.state == .running)
+        #expect(await eventually { task.state == .running })
         progress.cancel()
         #expect(await eventually { task.state == .completed })
         #expect((task.error as? URLError)?.code == .cancelled)
