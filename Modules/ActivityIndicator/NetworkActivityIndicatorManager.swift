@@ -95,6 +95,16 @@ public final class NetworkActivityIndicatorManager: Sendable {
         networkActivityActionBlock = block
     }
 
+    /// Sets ``networkActivityActionBlock`` and ``networkActivityActionQueue`` together, so no change
+    /// reaches the new block on the old queue or the old block on the new queue.
+    public func setNetworkActivityActionBlock(_ block: (@Sendable (_ visible: Bool) -> Void)?,
+                                              queue: DispatchQueue) {
+        storage.withLock { state in
+            state.actionBlock = block
+            state.actionQueue = queue
+        }
+    }
+
     /// The queue ``networkActivityActionBlock`` runs on. Default: the main queue. Must be serial so the
     /// show/hide calls keep their order.
     public var networkActivityActionQueue: DispatchQueue {

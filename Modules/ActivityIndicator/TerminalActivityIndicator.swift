@@ -69,8 +69,7 @@ public final class TerminalActivityIndicator: Sendable {
     /// and runs that block on this indicator's queue (so a tool whose main queue never runs still
     /// shows the spinner). Replaces any block the manager had.
     public func attach(to manager: NetworkActivityIndicatorManager) {
-        manager.networkActivityActionQueue = queue
-        manager.networkActivityActionBlock = { [spinner] visible in spinner.setVisible(visible) }
+        manager.setNetworkActivityActionBlock({ [spinner] visible in spinner.setVisible(visible) }, queue: queue)
     }
 
     /// Waits until every show and hide requested so far has been drawn.

@@ -23,10 +23,10 @@ import Testing
         let recorder = VisibilityRecorder()
         // On Linux a worker thread may drain the main queue, so Thread.isMainThread cannot tell; a
         // queue-specific value set on the main queue can.
-        DispatchQueue.main.setSpecific(key: MainQueueMarker.key, value: true)
+        DispatchQueue.main.setSpecific(key: QueueMarker.key, value: true)
         manager.networkActivityActionBlock = { visible in
             recorder.record(visible)
-            recorder.record(DispatchQueue.getSpecific(key: MainQueueMarker.key) == true)
+            recorder.record(DispatchQueue.getSpecific(key: QueueMarker.key) == true)
         }
         manager.incrementActivityCount()
         clock.advance(byMilliseconds: 1_000)
@@ -35,6 +35,25 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(recorder.calls == [true, true]) // visible, and on the main queue
+    }
+
+    @Test func actionBlockRunsOnTheConfiguredQueue() {
+        let clock = ManualClock()
+        let manager = NetworkActivityIndicatorManager(notificationCenter: NotificationCenter(), scheduler: clock)
+        manager.isEnabled = true
+        let queue = DispatchQueue(label: "activity-indicator-tests.configured")
+        queue.setSpecific(key: QueueMarker.key, value: false)
+        let recorder = VisibilityRecorder()
+        manager.networkActivityActionQueue = queue
+        manager.networkActivityActionBlock = { visible in
+            recorder.record(visible)
+            recorder.record(DispatchQueue.getSpecific(key: QueueMarker.key) == false)
+        }
+        #expect(manager.networkActivityActionQueue.label == "activity-indicator-tests.configured")
+        manager.incrementActivityCount()
+        clock.advance(byMilliseconds: 1_000)
+        queue.sync {}
+        #expect(recorder.calls == [true, true]) // visible, and on the configured queue
     }
 
     @Test func showsOnlyAfterOneSecondOfContinuousActivity() {
@@ -256,6 +275,7 @@ import Testing
     }
 }
 
-private enum MainQueueMarker {
+/// Marks a queue so a block can tell which queue it runs on.
+private enum QueueMarker {
     static let key = DispatchSpecificKey<Bool>()
 }

@@ -10,8 +10,7 @@ final class VisibilityRecorder: Sendable {
 
     /// Installs itself as `manager`'s action block, on its own queue.
     func attach(to manager: NetworkActivityIndicatorManager) {
-        manager.networkActivityActionQueue = queue
-        manager.networkActivityActionBlock = { [self] visible in record(visible) }
+        manager.setNetworkActivityActionBlock({ [self] visible in record(visible) }, queue: queue)
     }
 
     /// Appends one call.
