@@ -15,6 +15,8 @@ import AFProtocols
 /// `.networkingTaskDidSuspend` and `.networkingTaskDidComplete` decrement, only for tasks whose
 /// `originalRequest` has a URL), an ``AFProtocols/NetworkTaskEventSource`` (see
 /// ``observeTaskEvents(from:)``), or manual ``incrementActivityCount()`` / ``decrementActivityCount()``.
+/// A task counts once from its resume to its suspend or completion, however many notifications it
+/// posts in between.
 /// Each real visibility change is reported once through ``networkActivityActionBlock`` (attach a
 /// ``TerminalActivityIndicator`` for command-line tools).
 ///
