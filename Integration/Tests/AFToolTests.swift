@@ -1,0 +1,147 @@
+// The `af` tool as a user runs it: the real binary against the harness's servers, checking output
+// and the documented exit codes (0 ok, 3 HTTP error, 4 transport, 5 TLS/pinning, 64 usage).
+import AFTestHarness
+import Foundation
+import Testing
+
+@Suite(.serialized) struct AFToolTests {
+    /// The `af` binary, built next to the test bundle by `swift build --build-tests`.
+    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("af").path
+
+    func af(_ arguments: [String]) async throws -> CommandResult {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build af first: swift build --build-tests")
+        return try await ExternalCommand.run(Self.executable, arguments, timeout: .seconds(60))
+    }
+
+    func json(_ result: CommandResult) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+    }
+
+    func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+    @Test func getSendsQueryItemsAndPrettyPrintsJSON() async throws {
+        let servers = try await IntegrationServers.shared()
+        let result = try await af(["get", servers.httpbin.url("/get").absoluteString, "page==2", "q==swift linux", "X-Demo:yes"])
+        #expect(result.exitCode == 0)
+        let body = try json(result)
+        #expect(body["args"] as? [String: String] == ["page": "2", "q": "swift linux"])
+        #expect((body["headers"] as? [String: String])?["X-Demo"] == "yes")
+        #expect(text(result.stdout).contains("\n  \"args\" : {\n"))
+    }
+
+    @Test func formAndJSONBodies() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.httpbin.url("/post").absoluteString
+        let form = try await af(["post", "--form", url, "name=Ana", "city=Lyon"])
+        #expect(form.exitCode == 0)
+        #expect(try json(form)["form"] as? [String: String] == ["name": "Ana", "city": "Lyon"])
+
+        let body = try json(try await af(["post", url, "name=Ana", "tags:=[\"a\",1]", "admin:=true"]))
+        let sent = try #require(body["json"] as? [String: Any])
+        #expect(sent["name"] as? String == "Ana")
+        #expect((sent["tags"] as? [Any])?.count == 2)
+        #expect((body["headers"] as? [String: String])?["Content-Type"] == "application/json")
+    }
+
+    @Test func multipartFileUpload() async throws {
+        let servers = try await IntegrationServers.shared()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("af-upload-\(getpid()).txt")
+        try Data("hello from af\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await af(["post", servers.httpbin.url("/post").absoluteString, "note=hi", "doc@\(file.path)"])
+        #expect(result.exitCode == 0)
+        let body = try json(result)
+        #expect(body["files"] as? [String: String] == ["doc": "hello from af\n"])
+        #expect(body["form"] as? [String: String] == ["note": "hi"])
+    }
+
+    @Test func exitCodesForHTTPTransportAndUsageErrors() async throws {
+        let servers = try await IntegrationServers.shared()
+        #expect(try await af(["get", servers.httpbin.url("/status/404").absoluteString]).exitCode == 3)
+        #expect(try await af(["get", servers.httpbin.url("/status/503").absoluteString]).exitCode == 3)
+        let closed = try await af(["get", "http://127.0.0.1:1/"])
+        #expect(closed.exitCode == 4)
+        #expect(text(closed.stderr) == "af: Could not connect to the server. (NSURLErrorDomain -1004)\n")
+        #expect(try await af(["get"]).exitCode == 64)
+        #expect(try await af(["get", "http://127.0.0.1/", "no-separator"]).exitCode == 64)
+    }
+
+    @Test func headersOverHTTP2WithAPinnedCertificate() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let result = try await af(["get", "-i", url, "--cacert", servers.certificates.rootCA.pem.path,
+                                   "--pin-cert", servers.certificates.leaf(.valid).pem.path])
+        #expect(result.exitCode == 0)
+        let lines = text(result.stdout).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "HTTP/2 200 no error")
+        #expect(lines.contains("Content-Length: 1024"))
+    }
+
+    @Test func refusedPinPrintsAFMessageAndExits5() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let result = try await af(["get", url, "--cacert", servers.certificates.rootCA.pem.path,
+                                   "--pin-cert", servers.certificates.leaf(.selfSigned).pem.path])
+        #expect(result.exitCode == 5)
+        #expect(text(result.stderr) == "af: The certificate for this server is invalid. You might be connecting to a server that is pretending to be “localhost” which could put your confidential information at risk. (NSURLErrorDomain -1202)\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func publicKeyHashPin() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let root = servers.certificates.rootCA.pem.path
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        #expect(try await af(["get", url, "--cacert", root, "--pin-sha256", wrong]).exitCode == 5)
+        #expect(try await af(["get", url, "--cacert", root]).exitCode == 0)
+    }
+
+    @Test func xpathOnXML() async throws {
+        let servers = try await IntegrationServers.shared()
+        let result = try await af(["get", servers.httpbin.url("/xml").absoluteString, "--xpath", "string(/slideshow/@title)"])
+        #expect(result.exitCode == 0)
+        #expect(text(result.stdout) == "Sample Slide Show\n")
+    }
+
+    @Test func downloadAndContinueProduceTheSameBytes() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpURL("/files/100m.bin").absoluteString
+        let original = try Data(contentsOf: servers.files.hundredMegabytes.localURL)
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("af-dl-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        try original.prefix(30_000_000).write(to: target)
+
+        let resumed = try await af(["get", url, "--download", target.path, "--continue"])
+        #expect(resumed.exitCode == 0)
+        #expect(text(resumed.stderr) == "af: resumed at byte 30000000: \(target.path) is now 104857600 bytes\n")
+        #expect(try Data(contentsOf: target) == original)
+
+        let again = try await af(["get", url, "--download", target.path, "--continue"])
+        #expect(text(again.stderr) == "af: \(target.path) is already complete (104857600 bytes)\n")
+    }
+
+    @Test func progressBarOnlyOnATerminal() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpURL("/files/100m.bin").absoluteString
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("af-tty-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        // `script` runs af on a pseudo-terminal, as a person at a terminal would.
+        let onTTY = try await ExternalCommand.run("/usr/bin/script", ["-qec", "\(Self.executable) get \(url) --download \(target.path)", "/dev/null"])
+        #expect(onTTY.exitCode == 0)
+        let screen = text(onTTY.stdout)
+        #expect(screen.contains("\r["))
+        #expect(screen.contains("100%  104.9/104.9 MB"))
+        #expect(screen.contains("MB/s"))
+
+        let piped = try await af(["get", url, "--download", target.path])
+        #expect(piped.exitCode == 0)
+        #expect(text(piped.stderr) == "af: saved \(target.path) (104857600 bytes)\n")
+    }
+
+    @Test func reachabilityOfLoopback() async throws {
+        let result = try await af(["reachability", "127.0.0.1"])
+        #expect(result.exitCode == 0)
+        #expect(text(result.stdout) == "127.0.0.1: Reachable via WiFi [interface lo, loopback]\n")
+    }
+}

@@ -1,0 +1,53 @@
+import AFNetworking
+import ArgumentParser
+import Foundation
+
+/// The options every request command shares.
+struct RequestOptions: ParsableArguments {
+    @Argument(help: "The URL.") var url: String
+    @Argument(help: "Request items: key==value, key=value, key:=json, Header:value, field@path.")
+    var items: [String] = []
+
+    @Flag(name: .long, help: "Send fields as JSON (the default when there are fields and no files).")
+    var json = false
+    @Flag(name: .long, help: "Send fields as application/x-www-form-urlencoded.")
+    var form = false
+    @Flag(name: .long, help: "Send fields and files as multipart/form-data (implied by field@path items).")
+    var multipart = false
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and response headers.")
+    var headers = false
+    @Flag(name: .long, help: "Print the body exactly as received.")
+    var raw = false
+    @Option(name: .long, help: "Evaluate an XPath expression on an XML response and print the result.")
+    var xpath: String?
+    @Flag(name: .long, help: "Print a JSON body as a typed tree (string, number, bool, null) instead of JSON.")
+    var decode = false
+
+    @Option(name: .long, help: "Write the body to this file (with a progress bar on a terminal).")
+    var download: String?
+    @Flag(name: [.customShort("c"), .long], help: "With --download: resume a partial file with a Range request.")
+    var `continue` = false
+
+    @OptionGroup var tls: TLSOptions
+
+    @Option(name: .long, help: "Idle timeout in seconds (the request fails with -1001 after it).")
+    var timeout: Double?
+    @Option(name: .long, help: "How many redirects to follow (default 16).")
+    var maxRedirects: Int?
+    @Option(name: .long, help: "Basic authentication as user:password.")
+    var user: String?
+    @Flag(name: .shortAndLong, help: "Print the request and timings from the task's metrics on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        if [json, form, multipart].filter({ $0 }).count > 1 {
+            throw ValidationError("Choose one of --json, --form and --multipart.")
+        }
+        if `continue` && download == nil { throw ValidationError("--continue needs --download PATH.") }
+        if let user, !user.contains(":") { throw ValidationError("--user takes user:password.") }
+        for item in items {
+            do { _ = try RequestItem(parsing: item) } catch { throw ValidationError("\(error)") }
+        }
+    }
+}

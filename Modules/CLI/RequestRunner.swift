@@ -1,0 +1,178 @@
+import AFNetworking
+import ArgumentParser
+import Foundation
+
+/// Performs one `af` request: builds it from the options and items, runs it on a session manager,
+/// prints the response, and maps failures to the documented exit codes.
+struct RequestRunner {
+    let method: String
+    let options: RequestOptions
+
+    func run() async throws {
+        let items = RequestItems(try options.items.map(RequestItem.init(parsing:)))
+        guard let parsed = URL(string: options.url), parsed.scheme != nil, parsed.host != nil else {
+            throw ValidationError("'\(options.url)' is not an absolute URL.")
+        }
+        let url = Self.appendingQuery(items.query, to: parsed)
+        let manager = try makeManager(host: url.host)
+        defer { manager.invalidateSession(cancelingTasks: true, resetSession: false) }
+
+        if let path = options.download {
+            try await DownloadRunner(manager: manager, request: try plainRequest(url: url, items: items),
+                                     destination: URL(fileURLWithPath: path), resume: options.continue,
+                                     verbose: options.verbose).run()
+            return
+        }
+
+        let prepared = try prepare(url: url, items: items)
+        if options.verbose { Self.printRequest(prepared.request) }
+        let outcome = await Self.perform(prepared, on: manager)
+        if options.verbose, let metrics = outcome.metrics { TimingReport(metrics: metrics).print() }
+        if let error = outcome.error {
+            FileHandle.standardError.write(Data("af: \(Self.describe(error))\n".utf8))
+            throw ExitStatus.forFailure(error)
+        }
+        guard let response = outcome.response as? HTTPURLResponse else { throw ExitCode.failure }
+        let printer = ResponsePrinter(raw: options.raw, xpath: options.xpath, decode: options.decode)
+        if options.headers || method == "HEAD" {
+            printer.printHead(response, protocolName: outcome.metrics?.networkProtocolName)
+        }
+        if method != "HEAD" { try printer.printBody(outcome.data ?? Data(), response: response) }
+        if response.statusCode >= 400 { throw ExitStatus.httpError }
+    }
+
+    // MARK: Building
+
+    private func makeManager(host: String?) throws -> URLSessionManager {
+        let configuration = URLSessionConfiguration.default
+        if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
+        // Any status comes back as data: af prints error bodies too and exits with its own code.
+        let serializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
+        let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: serializer)
+        manager.completionQueue = DispatchQueue(label: "af.completion")
+        if let limit = options.maxRedirects { manager.maximumRedirects = limit }
+        if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
+        return manager
+    }
+
+    /// The serializer the options and items call for, with af's User-Agent and credentials.
+    private func requestSerializer(items: RequestItems) -> HTTPRequestSerializer {
+        let useJSON = options.json || (!options.form && !items.fields.isEmpty)
+        let serializer = useJSON
+            ? JSONRequestSerializer(applicationName: "af", applicationVersion: AF.configuration.version)
+            : HTTPRequestSerializer(applicationName: "af", applicationVersion: AF.configuration.version)
+        if let user = options.user, let colon = user.firstIndex(of: ":") {
+            serializer.setAuthorizationHeaderField(username: String(user[..<colon]),
+                                                   password: String(user[user.index(after: colon)...]))
+        }
+        return serializer
+    }
+
+    private func prepare(url: URL, items: RequestItems) throws -> PreparedRequest {
+        if options.multipart || !items.files.isEmpty {
+            let serializer = requestSerializer(items: items)
+            var streamed = try serializer.multipartFormRequest(
+                method: method, urlString: url.absoluteString, parameters: items.bodyParameters
+            ) { form in
+                for file in items.files { try form.appendPart(withFileURL: URL(fileURLWithPath: file.path), name: file.name) }
+            }
+            Self.apply(items.headers, to: &streamed.request)
+            return PreparedRequest(request: streamed.request, body: streamed.body)
+        }
+        var request = try requestSerializer(items: items)
+            .request(method: method, urlString: url.absoluteString, parameters: items.bodyParameters)
+        Self.apply(items.headers, to: &request)
+        return PreparedRequest(request: request, body: nil)
+    }
+
+    private func plainRequest(url: URL, items: RequestItems) throws -> URLRequest {
+        var request = try requestSerializer(items: items).request(method: method, urlString: url.absoluteString, parameters: nil)
+        Self.apply(items.headers, to: &request)
+        return request
+    }
+
+    private static func apply(_ headers: [(String, String)], to request: inout URLRequest) {
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    }
+
+    static func appendingQuery(_ query: [(String, String)], to url: URL) -> URL {
+        guard !query.isEmpty else { return url }
+        let encoded = query.map { "\(percentEscapedString($0.0))=\(percentEscapedString($0.1))" }.joined(separator: "&")
+        let separator = url.query == nil ? "?" : "&"
+        return URL(string: url.absoluteString + separator + encoded) ?? url
+    }
+
+    // MARK: Running
+
+    /// A request and, for multipart, its streamed body.
+    struct PreparedRequest: Sendable {
+        var request: URLRequest
+        var body: (any BodySource)?
+    }
+
+    /// What one transfer produced.
+    struct Outcome: Sendable {
+        var response: URLResponse?
+        var data: Data?
+        var error: (any Error)?
+        var metrics: SessionTaskMetrics?
+    }
+
+    static func perform(_ prepared: PreparedRequest, on manager: URLSessionManager) async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let taskBox = TaskBox()
+            let completion: @Sendable (URLResponse?, (any Sendable)?, (any Error)?) -> Void = { response, object, error in
+                continuation.resume(returning: Outcome(response: response, data: object as? Data, error: error,
+                                                       metrics: taskBox.task?.metrics))
+            }
+            let task: SessionTask
+            if let body = prepared.body {
+                task = manager.uploadTask(withStreamedRequest: StreamedRequest(request: prepared.request, body: body),
+                                          completionHandler: completion)
+            } else {
+                task = manager.dataTask(with: prepared.request, completionHandler: completion)
+            }
+            taskBox.task = task
+            task.resume()
+        }
+    }
+
+    /// Holds the task so its completion handler can read the metrics.
+    final class TaskBox: @unchecked Sendable {
+        // @unchecked Sendable: written once before resume(), read in the completion that resume() leads to.
+        var task: SessionTask?
+    }
+
+    // MARK: Reporting
+
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        return "\(nsError.localizedDescription) (\(nsError.domain) \(nsError.code))"
+    }
+
+    private static func printRequest(_ request: URLRequest) {
+        var lines = ["> \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"]
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("> \(name): \(value)")
+        }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}
+
+/// The timings of one task, for `--verbose`.
+struct TimingReport {
+    let metrics: SessionTaskMetrics
+
+    func print() {
+        func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+        let text = """
+            < protocol \(metrics.networkProtocolName ?? "unknown")\(metrics.isReusedConnection ? " (reused connection)" : "")
+            < dns \(ms(metrics.domainLookupDuration)), connect \(ms(metrics.connectDuration)), \
+            tls \(ms(metrics.secureConnectionDuration)), first byte \(ms(metrics.timeToFirstByte)), \
+            total \(ms(metrics.totalDuration)); redirects \(metrics.redirectCount); \
+            sent \(metrics.countOfRequestBodyBytesSent) B, received \(metrics.countOfResponseBytesReceived) B
+
+            """
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

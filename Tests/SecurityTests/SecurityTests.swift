@@ -1,3 +1,0 @@
-// Unit tests for AFSecurity land here.
-import Testing
-@testable import AFSecurity
