@@ -133,6 +133,11 @@ public final class NetworkActivityIndicatorManager: Sendable {
         storage.withLock { $0.state }
     }
 
+    /// How many completions that arrived before their task's resume are remembered (for tests).
+    var earlyCompletionCount: Int {
+        storage.withLock { $0.completedBeforeResume.count }
+    }
+
     // MARK: - Counting
 
     /// Records that an activity began.
@@ -165,16 +170,29 @@ public final class NetworkActivityIndicatorManager: Sendable {
     /// Applies one task event. A task counts once while it runs: a second resume without a suspend in
     /// between does not count it twice, and a completion after a suspend does not uncount it twice
     /// (AFNetworking would decrement twice there, hiding other tasks' activity early).
+    ///
+    /// A session may post a task's resume after handing the task to its engine, so a fast request's
+    /// completion can arrive first; that completion is remembered (weakly, until the task goes away) and
+    /// the late resume is then not counted, which would otherwise keep the indicator on forever.
     func handle(_ event: NetworkTaskEvent) {
         guard event.task.originalRequest?.url != nil else { return }
         let task = ObjectIdentifier(event.task)
         storage.withLock { state in
             switch event {
-            case .resumed:
+            case .resumed(let resumed):
+                if let early = state.completedBeforeResume.removeValue(forKey: task), early.task === resumed {
+                    return
+                }
                 guard state.runningTasks.insert(task).inserted else { return }
                 state.activityCount += 1
-            case .suspended, .completed:
+            case .suspended:
                 guard state.runningTasks.remove(task) != nil else { return }
+                state.activityCount = max(state.activityCount - 1, 0)
+            case .completed(let completed, _):
+                guard state.runningTasks.remove(task) != nil else {
+                    state.rememberCompletedBeforeResume(completed)
+                    return
+                }
                 state.activityCount = max(state.activityCount - 1, 0)
             }
             updateForActivityChange(&state)
@@ -264,14 +282,26 @@ private struct Storage {
     var actionQueue: DispatchQueue
     var activityCount = 0
     var runningTasks: Set<ObjectIdentifier> = []
+    var completedBeforeResume: [ObjectIdentifier: WeakNetworkTask] = [:]
     var state = NetworkActivityManagerState.notActive
     var isVisible = false
     var activationDelayTimer: (any ScheduledDelay)?
     var completionDelayTimer: (any ScheduledDelay)?
     var timerGeneration: UInt64 = 0
+    var pruneThreshold = 64
 
     init(actionQueue: DispatchQueue) {
         self.actionQueue = actionQueue
+    }
+
+    /// Remembers a task whose completion came without a resume seen before it. Entries of tasks that no
+    /// longer exist are dropped as the table grows, so it holds at most about twice the live tasks.
+    mutating func rememberCompletedBeforeResume(_ task: any NetworkTask) {
+        if completedBeforeResume.count >= pruneThreshold {
+            completedBeforeResume = completedBeforeResume.filter { $0.value.task != nil }
+            pruneThreshold = max(64, completedBeforeResume.count * 2)
+        }
+        completedBeforeResume[ObjectIdentifier(task)] = WeakNetworkTask(task: task)
     }
 
     mutating func cancelActivationDelay() {
@@ -283,4 +313,9 @@ private struct Storage {
         completionDelayTimer?.cancel()
         completionDelayTimer = nil
     }
+}
+
+/// A task referenced without keeping it alive (an identifier alone could be reused by a later task).
+private struct WeakNetworkTask {
+    weak var task: (any NetworkTask)?
 }

@@ -92,6 +92,50 @@ import AFProtocols
         #expect(fixture.manager.activityCount == 1)
     }
 
+    @Test func resumeDeliveredAfterTheCompletionIsNotCounted() {
+        // A fast request: the session posted its completion before the resume it posted after starting it.
+        let fixture = ManagerFixture()
+        let task = TestNetworkTask(identifier: 1, url: Self.url)
+        post(.networkingTaskDidComplete, task, on: fixture.center)
+        post(.networkingTaskDidResume, task, on: fixture.center)
+        #expect(fixture.manager.activityCount == 0)
+        #expect(fixture.manager.currentState == .notActive)
+        fixture.clock.advance(byMilliseconds: 2_000)
+        #expect(fixture.recorder.calls == [])
+        // The task resumed again later is a new run and counts.
+        post(.networkingTaskDidResume, task, on: fixture.center)
+        #expect(fixture.manager.activityCount == 1)
+    }
+
+    @Test func earlyCompletionOfOneTaskDoesNotHideAnother() {
+        let fixture = ManagerFixture()
+        let fast = TestNetworkTask(identifier: 1, url: Self.url)
+        let slow = TestNetworkTask(identifier: 2, url: Self.url)
+        post(.networkingTaskDidComplete, fast, on: fixture.center)
+        post(.networkingTaskDidResume, slow, on: fixture.center)
+        post(.networkingTaskDidResume, fast, on: fixture.center)
+        #expect(fixture.manager.activityCount == 1)
+        fixture.clock.advance(byMilliseconds: 1_000)
+        #expect(fixture.recorder.calls == [true])
+        post(.networkingTaskDidComplete, slow, on: fixture.center)
+        fixture.clock.advance(byMilliseconds: 170)
+        #expect(fixture.recorder.calls == [true, false])
+    }
+
+    @Test func earlyCompletionsOfTasksThatWentAwayAreForgotten() {
+        let fixture = ManagerFixture()
+        for identifier in 0..<1_000 {
+            // Each task is released right after its (early) completion.
+            post(.networkingTaskDidComplete, TestNetworkTask(identifier: identifier, url: Self.url), on: fixture.center)
+        }
+        #expect(fixture.manager.earlyCompletionCount <= 64)
+        let kept = (0..<10).map { TestNetworkTask(identifier: 2_000 + $0, url: Self.url) }
+        for task in kept { post(.networkingTaskDidComplete, task, on: fixture.center) }
+        #expect(fixture.manager.earlyCompletionCount >= 10)
+        for task in kept { post(.networkingTaskDidResume, task, on: fixture.center) }
+        #expect(fixture.manager.activityCount == 0)
+    }
+
     @Test func overlappingTasksFromNotificationsShowOnceAndHideOnce() {
         let fixture = ManagerFixture()
         let tasks = (1...3).map { TestNetworkTask(identifier: $0, url: Self.url) }
