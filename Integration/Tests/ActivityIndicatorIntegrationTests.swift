@@ -52,9 +52,9 @@ struct ActivityIndicatorIntegrationTests {
         manager.networkActivityActionBlock = { recorder.record($0) }
 
         let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
-        let observing = Task { await manager.observeTaskEvents(from: session) }
+        let events = session.taskEvents() // subscribed now, before the first request
+        let observing = Task { await manager.observeTaskEvents(events) }
         defer { observing.cancel() }
-        try await Task.sleep(for: .milliseconds(50)) // let the observer subscribe before the first event
 
         async let first = session.get("/delay/1")
         try await Task.sleep(for: .milliseconds(300))

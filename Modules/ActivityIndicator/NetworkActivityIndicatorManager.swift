@@ -160,9 +160,17 @@ public final class NetworkActivityIndicatorManager: Sendable {
 
     /// Counts the tasks of `source` until its stream finishes or the calling task is cancelled:
     /// `.resumed` increments, `.suspended` and `.completed` decrement, for tasks whose
-    /// `originalRequest` has a URL. Run it in a `Task` of its own.
+    /// `originalRequest` has a URL. Run it in a `Task` of its own. Events from before the call are not
+    /// seen; to subscribe at a precise moment, take the stream yourself and pass it to
+    /// ``observeTaskEvents(_:)``.
     public func observeTaskEvents(from source: any NetworkTaskEventSource) async {
-        for await event in source.taskEvents() {
+        await observeTaskEvents(source.taskEvents())
+    }
+
+    /// Counts the tasks of an event stream (from ``AFProtocols/NetworkTaskEventSource/taskEvents()``) until it
+    /// finishes or the calling task is cancelled, as ``observeTaskEvents(from:)``.
+    public func observeTaskEvents(_ events: AsyncStream<NetworkTaskEvent>) async {
+        for await event in events {
             handle(event)
         }
     }

@@ -194,6 +194,20 @@ import AFProtocols
         #expect(fixture.recorder.calls == [true, false])
     }
 
+    @Test func eventStreamTakenEarlierKeepsItsEvents() async {
+        let fixture = ManagerFixture()
+        let source = TestEventSource()
+        let events = source.taskEvents()
+        let task = TestNetworkTask(identifier: 3, url: Self.url)
+        source.send(.resumed(task))
+        source.send(.suspended(task))
+        source.send(.resumed(task))
+        source.finish()
+        await fixture.manager.observeTaskEvents(events)
+        #expect(fixture.manager.activityCount == 1)
+        #expect(fixture.manager.currentState == .delayingStart)
+    }
+
     @Test func eventStreamObservationEndsWhenItsTaskIsCancelled() async {
         let fixture = ManagerFixture()
         let source = TestEventSource()
