@@ -98,7 +98,8 @@ afi_status afi_png_decode(const uint8_t *data, size_t length, uint64_t max_pixel
         png_error(png, "out of memory for the PNG pixels");
     }
     for (uint32_t y = 0; y < height; y++) rows[y] = pixels + stride * y;
-    // The image data is complete after png_read_image; later chunks (text, time) are not needed.
+    // Complete pixel data is enough: chunks after the image data (text, time, IEND) are not
+    // required, as browsers display a PNG that lost its IEND.
     png_read_image(png, rows);
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);

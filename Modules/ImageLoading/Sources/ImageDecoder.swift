@@ -20,6 +20,8 @@ public enum ImageDecoder {
         let limit = UInt64(max(0, options.maximumPixelCount))
         var result = afi_result()
         var pixels: UnsafeMutablePointer<UInt8>?
+        // The size the target is fitted to: the encoded size (a JPEG may decode smaller already).
+        var encodedSize: PixelSize?
 
         let status: afi_status = data.withUnsafeBytes { raw in
             let base = raw.bindMemory(to: UInt8.self).baseAddress!
@@ -33,8 +35,9 @@ public enum ImageDecoder {
                 if let target = options.targetSize {
                     var header = afi_result()
                     if afi_jpeg_read_size(base, raw.count, &header) == AFI_OK {
-                        eighths = jpegScale(encoded: PixelSize(width: Int(header.width), height: Int(header.height)),
-                                            target: target)
+                        let encoded = PixelSize(width: Int(header.width), height: Int(header.height))
+                        encodedSize = encoded
+                        eighths = jpegScale(encoded: encoded, target: target)
                     }
                 }
                 return afi_jpeg_decode(base, raw.count, limit, eighths, &pixels, &result)
@@ -49,7 +52,9 @@ public enum ImageDecoder {
 
         var final = size
         if let target = options.targetSize {
-            final = target.fitting(size)
+            final = target.fitting(encodedSize ?? size)
+            // Never enlarge what the decoder produced (a reduced JPEG decode is at least `final`).
+            final = PixelSize(width: min(final.width, size.width), height: min(final.height, size.height))
             if final != size {
                 bytes = downsample(bytes, from: size, to: final)
             }
