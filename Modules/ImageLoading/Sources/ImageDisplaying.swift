@@ -130,12 +130,9 @@ extension ImageDisplaying {
     public var activeImageDownloadReceipt: ImageDownloadReceipt? { ActiveDownloads.receipt(for: self)?.receipt }
 }
 
-/// Runs `body` on the main actor: at once when already on the main thread (the downloader's
-/// default callback queue), else hopping there.
+/// Runs `body` on the main actor. The downloader's handlers already run on the main queue by
+/// default, but on Linux that queue may be drained by a thread other than the first one (after
+/// `dispatchMain()`), so the hop goes through the main actor rather than trusting the thread.
 private func runOnMain(_ body: @escaping @MainActor @Sendable () -> Void) {
-    if Thread.isMainThread {
-        MainActor.assumeIsolated(body)
-    } else {
-        DispatchQueue.main.async { MainActor.assumeIsolated(body) }
-    }
+    Task { @MainActor in body() }
 }
