@@ -4,6 +4,7 @@
 #include <string.h>
 #include "CImageCodecs.h"
 #include "Message.h"
+#include "PixelBuffer.h"
 
 enum { LZW_MAX_CODES = 4096, LZW_MAX_BITS = 12 };
 
@@ -249,8 +250,9 @@ afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixel
     }
 
     size_t canvas_bytes = (size_t)canvas_width * canvas_height * 4;
-    uint8_t *canvas = calloc(canvas_bytes, 1);
+    uint8_t *canvas = afi_alloc_pixels(canvas_bytes);
     if (!canvas) { free(stream); return afi_fail(result, AFI_OUT_OF_MEMORY, "out of memory for the GIF pixels"); }
+    memset(canvas, 0, canvas_bytes);   // outside the frame the canvas is transparent
     frame_target target = {
         .canvas = canvas, .canvas_width = canvas_width, .canvas_height = canvas_height,
         .left = left, .top = top, .width = width, .height = height,

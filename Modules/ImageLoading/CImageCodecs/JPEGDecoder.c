@@ -10,6 +10,7 @@
 #include <jpeglib.h>
 #include "CImageCodecs.h"
 #include "Message.h"
+#include "PixelBuffer.h"
 
 // A progressive JPEG can carry thousands of tiny scans, each costing a full pass: bound them.
 enum { MAX_PROGRESSIVE_SCANS = 1000 };
@@ -163,7 +164,7 @@ afi_status afi_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixe
     }
     uint32_t width = cinfo.output_width, height = cinfo.output_height;
     size_t stride = (size_t)width * 4;
-    pixels = malloc(stride * height ? stride * height : 1);
+    pixels = afi_alloc_pixels(stride * height);
     if (!pixels) {
         failure.status = AFI_OUT_OF_MEMORY;
         snprintf(failure.message, sizeof failure.message, "out of memory for the JPEG pixels");

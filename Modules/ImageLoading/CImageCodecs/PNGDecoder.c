@@ -6,6 +6,7 @@
 #include <string.h>
 #include "CImageCodecs.h"
 #include "Message.h"
+#include "PixelBuffer.h"
 
 typedef struct {
     const uint8_t *data;
@@ -91,7 +92,7 @@ afi_status afi_png_decode(const uint8_t *data, size_t length, uint64_t max_pixel
     }
 
     size_t stride = (size_t)width * 4;
-    pixels = malloc(stride * height ? stride * height : 1);
+    pixels = afi_alloc_pixels(stride * height);
     rows = malloc(sizeof(png_bytep) * (height ? height : 1));
     if (!pixels || !rows) {
         state.status = AFI_OUT_OF_MEMORY;
