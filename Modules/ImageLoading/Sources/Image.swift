@@ -82,14 +82,19 @@ public struct Image: Sendable, Equatable, CustomStringConvertible {
             && (lhs.storage === rhs.storage || lhs.bytes == rhs.bytes)
     }
 
+    /// `Image(<width>x<height> @<scale>x)`.
     public var description: String { "Image(\(width)x\(height) @\(scale)x)" }
 }
 
 /// One RGBA8 pixel (straight alpha).
 public struct RGBA: Sendable, Hashable, CustomStringConvertible {
+    /// Red, 0...255.
     public var red: UInt8
+    /// Green, 0...255.
     public var green: UInt8
+    /// Blue, 0...255.
     public var blue: UInt8
+    /// Opacity, 0 (transparent) ... 255 (opaque); the color channels are not multiplied by it.
     public var alpha: UInt8
 
     /// Creates a pixel.
@@ -100,6 +105,7 @@ public struct RGBA: Sendable, Hashable, CustomStringConvertible {
         self.alpha = alpha
     }
 
+    /// `RGBA(r, g, b, a)`.
     public var description: String { "RGBA(\(red), \(green), \(blue), \(alpha))" }
 }
 

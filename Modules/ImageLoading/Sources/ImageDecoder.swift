@@ -1,4 +1,5 @@
 import CImageCodecs
+import Dispatch
 import Foundation
 
 /// Decodes PNG (libpng), JPEG (libjpeg-turbo) and the first frame of GIF (our LZW decoder) to an
@@ -60,6 +61,22 @@ public enum ImageDecoder {
             }
         }
         return Image(width: final.width, height: final.height, scale: scale, bytes: bytes)
+    }
+
+    /// Decodes `data` on `queue` (default a global user-initiated queue), off the caller's thread.
+    /// Same results and errors as ``decode(_:scale:options:)``.
+    public static func decode(_ data: Data, scale: Double = 1, options: ImageDecodingOptions = ImageDecodingOptions(),
+                              on queue: DispatchQueue) async throws(ImageDecodingError) -> Image {
+        let result: Result<Image, ImageDecodingError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(ImageDecodingError) {
+                    continuation.resume(returning: .success(try decode(data, scale: scale, options: options)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// Reads only the header: the encoded size of `data`, without decoding pixels.

@@ -20,10 +20,14 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomNSError, Local
     /// Memory for the pixels could not be allocated.
     case outOfMemory
 
+    /// `com.alamofire.error.serialization.response`.
     public static var errorDomain: String { URLResponseSerializationErrorDomain }
+    /// -1016 (`NSURLErrorCannotDecodeContentData`) for every case.
     public var errorCode: Int { URLError.cannotDecodeContentData.rawValue }
+    /// The description under `NSLocalizedDescriptionKey`.
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: errorDescription ?? ""] }
 
+    /// A one-line English description naming the format and the reason.
     public var errorDescription: String? {
         switch self {
         case .empty: return "Image data is empty"

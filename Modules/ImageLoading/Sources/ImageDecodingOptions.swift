@@ -23,7 +23,9 @@ public struct ImageDecodingOptions: Sendable, Hashable, Codable {
 
 /// A size in whole pixels.
 public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
     /// Creates a size.
@@ -32,6 +34,7 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
         self.height = height
     }
 
+    /// `<width>x<height>`.
     public var description: String { "\(width)x\(height)" }
 
     /// The largest size with `source`'s aspect ratio that fits in `self`, never larger than `source`

@@ -20,7 +20,9 @@ public final class ImageDownloadReceipt: Sendable, Hashable {
         self.urlIdentifier = urlIdentifier
     }
 
+    /// Receipts are equal when their `receiptID`s are.
     public static func == (lhs: ImageDownloadReceipt, rhs: ImageDownloadReceipt) -> Bool { lhs.receiptID == rhs.receiptID }
+    /// Hashes the `receiptID`.
     public func hash(into hasher: inout Hasher) { hasher.combine(receiptID) }
 }
 

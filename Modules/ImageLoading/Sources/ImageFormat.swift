@@ -3,8 +3,11 @@ import Foundation
 /// The encoded formats the decoder reads, recognised by their signature bytes (never by the
 /// response's content type, which servers get wrong).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// PNG (libpng).
     case png
+    /// JPEG/JFIF/Exif (libjpeg-turbo).
     case jpeg
+    /// GIF 87a/89a, first frame.
     case gif
 
     /// The format `data` starts with, or `nil` when no decoder here reads it.
