@@ -88,6 +88,12 @@ public final class DiskImageCache: Sendable {
         }
     }
 
+    /// Whether an entry exists under `key` (an index lookup: no file access, no access recorded).
+    public func contains(key: String) -> Bool {
+        let name = Self.fileName(for: key)
+        return index.withLock { $0.entries[name] != nil }
+    }
+
     /// The data under `key` (and records the access), or `nil`.
     public func data(forKey key: String) -> Data? {
         let name = Self.fileName(for: key)

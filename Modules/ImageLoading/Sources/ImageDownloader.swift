@@ -20,6 +20,8 @@ import Synchronization
 ///   `NSLocalizedFailureReasonErrorKey` is `ImageDownloader cancelled URL request: <url>`; the task is
 ///   cancelled only when no handler remains.
 /// - A request without a URL fails with `URLError(.badURL)` (-1000) and returns `nil`.
+/// - Beyond AFNetworking: an optional ``DiskImageCache`` answers after the memory cache (off the
+///   caller's thread, `nil` receipt and response) and keeps downloaded bodies across restarts.
 ///
 /// Requests run only through the injected ``DataTaskProviding`` (AFCore's session manager, wired by
 /// the umbrella module, or any adopter).
@@ -44,6 +46,9 @@ public final class ImageDownloader: Sendable {
     public let maximumActiveDownloads: Int
     /// Where handlers run. Default the main queue.
     public let callbackQueue: DispatchQueue
+    /// An optional on-disk cache of the encoded bodies (beyond AFNetworking): consulted after the
+    /// memory cache under the same cache policies, filled after each successful download.
+    public let diskCache: DiskImageCache?
 
     private struct Handler {
         let id: UUID
@@ -73,12 +78,15 @@ public final class ImageDownloader: Sendable {
     ///   - imageCache: default a new ``AutoPurgingImageCache`` with AFNetworking's capacities.
     ///   - responseSerializer: default ``ImageResponseSerializer``'s defaults.
     ///   - callbackQueue: where handlers run; default `.main`.
+    ///   - diskCache: default `nil` (memory only, as AFNetworking).
     public init(sessionManager: any DataTaskProviding,
                 downloadPrioritization: ImageDownloadPrioritization = .fifo,
                 maximumActiveDownloads: Int = 4,
                 imageCache: (any ImageRequestCaching<Image>)? = AutoPurgingImageCache(),
                 responseSerializer: ImageResponseSerializer = ImageResponseSerializer(),
-                callbackQueue: DispatchQueue = .main) {
+                callbackQueue: DispatchQueue = .main,
+                diskCache: DiskImageCache? = nil) {
+        self.diskCache = diskCache
         self.sessionManager = sessionManager
         self.downloadPrioritization = downloadPrioritization
         self.maximumActiveDownloads = max(1, maximumActiveDownloads)
@@ -115,6 +123,11 @@ public final class ImageDownloader: Sendable {
         if Self.cachePolicyAllowsCache(request.cachePolicy),
            let cached = imageCache?.image(for: request, withAdditionalIdentifier: nil) {
             if let success { callbackQueue.async { success(request, nil, cached) } }
+            return nil
+        }
+        if Self.cachePolicyAllowsCache(request.cachePolicy), let diskCache,
+           diskCache.contains(key: DiskImageCache.key(for: request)) {
+            answerFromDisk(diskCache, request: request, receiptID: receiptID, success: success, failure: failure)
             return nil
         }
 
@@ -242,8 +255,30 @@ public final class ImageDownloader: Sendable {
         if let imageCache, imageCache.shouldCache(image, for: request, withAdditionalIdentifier: nil) {
             imageCache.add(image, for: request, withAdditionalIdentifier: nil)
         }
+        if let diskCache, let data = result.data {
+            diskCache.store(data, forKey: DiskImageCache.key(for: request))
+        }
         for handler in merged.handlers {
             if let success = handler.success { callbackQueue.async { success(request, response, image) } }
+        }
+    }
+
+    /// A disk hit: read and decode off the caller's thread, fill the memory cache, answer like a
+    /// memory hit (`nil` response). An entry that no longer reads or decodes is dropped and the
+    /// request downloads after all (that download has no receipt to cancel it by).
+    private func answerFromDisk(_ diskCache: DiskImageCache, request: URLRequest, receiptID: UUID,
+                                success: Success?, failure: Failure?) {
+        let key = DiskImageCache.key(for: request)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            if let data = diskCache.data(forKey: key), let image = try? responseSerializer.image(from: data) {
+                if let imageCache, imageCache.shouldCache(image, for: request, withAdditionalIdentifier: nil) {
+                    imageCache.add(image, for: request, withAdditionalIdentifier: nil)
+                }
+                if let success { callbackQueue.async { success(request, nil, image) } }
+                return
+            }
+            diskCache.removeData(forKey: key)
+            downloadImage(for: request, withReceiptID: receiptID, success: success, failure: failure)
         }
     }
 
