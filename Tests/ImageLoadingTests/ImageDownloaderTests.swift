@@ -303,6 +303,28 @@ struct ImageDownloaderTests {
         #expect(cachedResponse == nil)
     }
 
+    @Test func asyncImageDoesNotNeedTheCallbackQueue() async throws {
+        let stalled = DispatchQueue(label: "never serviced")
+        stalled.suspend()
+        let downloader = ImageDownloader(sessionManager: provider, callbackQueue: stalled)
+        let (image, response) = try await downloader.image(for: pngRequest)
+        #expect(image.height == 300)
+        #expect(response?.statusCode == 200)
+        stalled.resume()
+    }
+
+    @Test func cancellingTheSwiftTaskCancelsTheDownload() async throws {
+        let downloader = makeDownloader()
+        provider.hold(pngURL)
+        let request = pngRequest
+        let download = Task { try await downloader.image(for: request) }
+        try await waitUntil { downloader.activeDownloadCount == 1 }
+        download.cancel()
+        await #expect(throws: URLError.self) { try await download.value }
+        #expect(provider.createdTasks.first?.state == .completed)
+        provider.release(pngURL)
+    }
+
     private func waitUntil(_ condition: () -> Bool) async throws {
         for _ in 0..<1000 where !condition() { try await Task.sleep(nanoseconds: 5_000_000) }
         #expect(condition())

@@ -54,6 +54,9 @@ public final class ImageDownloader: Sendable {
         let id: UUID
         let success: Success?
         let failure: Failure?
+        /// Where this handler runs: ``callbackQueue``, or a global queue for the async API (which
+        /// must not depend on the main queue being serviced).
+        let queue: DispatchQueue
     }
     private struct MergedTask {
         let identifier: UUID
@@ -102,13 +105,18 @@ public final class ImageDownloader: Sendable {
     @discardableResult
     public func downloadImage(for request: URLRequest, withReceiptID receiptID: UUID = UUID(),
                               success: Success?, failure: Failure?) -> ImageDownloadReceipt? {
+        downloadImage(for: request, withReceiptID: receiptID, handlerQueue: callbackQueue, success: success, failure: failure)
+    }
+
+    private func downloadImage(for request: URLRequest, withReceiptID receiptID: UUID, handlerQueue: DispatchQueue,
+                               success: Success?, failure: Failure?) -> ImageDownloadReceipt? {
         guard let url = request.url else {
             let error = URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request has no URL"])
-            if let failure { callbackQueue.async { failure(request, nil, error) } }
+            if let failure { handlerQueue.async { failure(request, nil, error) } }
             return nil
         }
         let urlIdentifier = url.absoluteString
-        let handler = Handler(id: receiptID, success: success, failure: failure)
+        let handler = Handler(id: receiptID, success: success, failure: failure, queue: handlerQueue)
 
         enum Lookup { case joined(any NetworkTask), missing }
         let lookup: Lookup = state.withLock { state in
@@ -122,12 +130,12 @@ public final class ImageDownloader: Sendable {
         }
         if Self.cachePolicyAllowsCache(request.cachePolicy),
            let cached = imageCache?.image(for: request, withAdditionalIdentifier: nil) {
-            if let success { callbackQueue.async { success(request, nil, cached) } }
+            if let success { handlerQueue.async { success(request, nil, cached) } }
             return nil
         }
         if Self.cachePolicyAllowsCache(request.cachePolicy), let diskCache,
            diskCache.contains(key: DiskImageCache.key(for: request)) {
-            answerFromDisk(diskCache, request: request, receiptID: receiptID, success: success, failure: failure)
+            answerFromDisk(diskCache, request: request, handler: handler)
             return nil
         }
 
@@ -183,32 +191,36 @@ public final class ImageDownloader: Sendable {
             state.mergedTasks[receipt.urlIdentifier] = merged
             return (handler, nil)
         }
-        if let failure = removed?.failure {
+        if let removed, let failure = removed.failure {
             let request = receipt.task.originalRequest ?? URLRequest(url: URL(string: receipt.urlIdentifier) ?? URL(fileURLWithPath: "/"))
             var userInfo: [String: Any] = [
                 NSLocalizedFailureReasonErrorKey: "ImageDownloader cancelled URL request: \(receipt.urlIdentifier)",
             ]
             if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
             let error = URLError(.cancelled, userInfo: userInfo)
-            callbackQueue.async { failure(request, nil, error) }
+            removed.queue.async { failure(request, nil, error) }
         }
         taskToCancel?.cancel()
     }
 
     /// Downloads the image for `request` (or takes it from the cache) without callbacks.
-    /// Cancelling the calling Swift task cancels this handler as ``cancelTask(for:)`` does.
+    /// Cancelling the calling Swift task cancels this handler as ``cancelTask(for:)`` does. Does not
+    /// need the main queue to run (results arrive on a global queue, not ``callbackQueue``).
     /// - Returns: the image and the HTTP response (`nil` from the cache).
     public func image(for request: URLRequest) async throws -> (image: Image, response: HTTPURLResponse?) {
         let receiptID = UUID()
         let receiptBox = Mutex<ImageDownloadReceipt?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let receipt = downloadImage(for: request, withReceiptID: receiptID, success: { _, response, image in
+                let receipt = downloadImage(for: request, withReceiptID: receiptID, handlerQueue: .global(),
+                                            success: { _, response, image in
                     continuation.resume(returning: (image, response))
                 }, failure: { _, _, error in
                     continuation.resume(throwing: error)
                 })
                 receiptBox.withLock { $0 = receipt }
+                // Cancelled before the receipt existed: the handler above saw no receipt to cancel.
+                if Task.isCancelled, let receipt { cancelTask(for: receipt) }
             }
         } onCancel: {
             if let receipt = receiptBox.withLock({ $0 }) { cancelTask(for: receipt) }
@@ -241,14 +253,14 @@ public final class ImageDownloader: Sendable {
         let response = result.response as? HTTPURLResponse
         if let error = result.error {
             for handler in merged.handlers {
-                if let failure = handler.failure { callbackQueue.async { failure(request, response, error) } }
+                if let failure = handler.failure { handler.queue.async { failure(request, response, error) } }
             }
             return
         }
         guard let image = result.object as? Image else {
             let error = URLError(.cannotDecodeContentData, userInfo: [NSLocalizedDescriptionKey: "The response has no image"])
             for handler in merged.handlers {
-                if let failure = handler.failure { callbackQueue.async { failure(request, response, error) } }
+                if let failure = handler.failure { handler.queue.async { failure(request, response, error) } }
             }
             return
         }
@@ -259,26 +271,26 @@ public final class ImageDownloader: Sendable {
             diskCache.store(data, forKey: DiskImageCache.key(for: request))
         }
         for handler in merged.handlers {
-            if let success = handler.success { callbackQueue.async { success(request, response, image) } }
+            if let success = handler.success { handler.queue.async { success(request, response, image) } }
         }
     }
 
     /// A disk hit: read and decode off the caller's thread, fill the memory cache, answer like a
     /// memory hit (`nil` response). An entry that no longer reads or decodes is dropped and the
     /// request downloads after all (that download has no receipt to cancel it by).
-    private func answerFromDisk(_ diskCache: DiskImageCache, request: URLRequest, receiptID: UUID,
-                                success: Success?, failure: Failure?) {
+    private func answerFromDisk(_ diskCache: DiskImageCache, request: URLRequest, handler: Handler) {
         let key = DiskImageCache.key(for: request)
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             if let data = diskCache.data(forKey: key), let image = try? responseSerializer.image(from: data) {
                 if let imageCache, imageCache.shouldCache(image, for: request, withAdditionalIdentifier: nil) {
                     imageCache.add(image, for: request, withAdditionalIdentifier: nil)
                 }
-                if let success { callbackQueue.async { success(request, nil, image) } }
+                if let success = handler.success { handler.queue.async { success(request, nil, image) } }
                 return
             }
             diskCache.removeData(forKey: key)
-            downloadImage(for: request, withReceiptID: receiptID, success: success, failure: failure)
+            _ = downloadImage(for: request, withReceiptID: handler.id, handlerQueue: handler.queue,
+                              success: handler.success, failure: handler.failure)
         }
     }
 
