@@ -180,7 +180,9 @@ PNG_VARIANTS = [
 # ---------------------------------------------------------------- GIF
 
 
-def lzw_encode(indices, min_code_size):
+def lzw_encode(indices, min_code_size, clear_when_full=True):
+    """GIF LZW. With clear_when_full False the table is left full (4096 codes) and coding goes on
+    with 12-bit codes and no new entries (a "deferred clear", which decoders must follow)."""
     clear, end = 1 << min_code_size, (1 << min_code_size) + 1
     out = bytearray()
     acc, nbits = 0, 0
@@ -206,7 +208,13 @@ def lzw_encode(indices, min_code_size):
             current = candidate
             continue
         emit(table[current], size)
-        if next_code >= 4000:
+        if not clear_when_full:
+            if next_code < 4096:
+                table[candidate] = next_code
+                next_code += 1
+                if next_code - 1 >= (1 << size) and size < 12:
+                    size += 1
+        elif next_code >= 4000:
             # Well before the 4096-entry limit: clear, so encoder and decoder never sit at the edge.
             emit(clear, size)
             table, next_code, size = reset()
@@ -235,7 +243,7 @@ def sub_blocks(data):
 
 
 def gif_variant(name, canvas=(17, 13), frame=None, colors=16, transparent=None, interlaced=False,
-                local_table=False, second_frame=False, solid_runs=False):
+                local_table=False, second_frame=False, solid_runs=False, clear_when_full=True):
     rnd = Random(seed_of(name))
     cw, ch = canvas
     left, top, fw, fh = frame if frame else (0, 0, cw, ch)
@@ -276,7 +284,7 @@ def gif_variant(name, canvas=(17, 13), frame=None, colors=16, transparent=None, 
     data += b"\x2C" + struct.pack("<HHHHB", left, top, fw, fh, image_flags)
     if local_table:
         data += bytes(c for rgb in palette for c in rgb)
-    data += bytes([min_code_size]) + sub_blocks(lzw_encode(stream, min_code_size))
+    data += bytes([min_code_size]) + sub_blocks(lzw_encode(stream, min_code_size, clear_when_full))
     if second_frame:
         # A second, different frame that must not show.
         data += b"\x2C" + struct.pack("<HHHHB", 0, 0, cw, ch, 0)
@@ -289,6 +297,7 @@ GIF_VARIANTS = {
     "gif-basic": dict(),
     "gif-2colors": dict(colors=2),
     "gif-256colors-large": dict(canvas=(120, 90), colors=256),
+    "gif-deferred-clear": dict(canvas=(120, 90), colors=256, clear_when_full=False),
     "gif-solid-runs": dict(canvas=(64, 40), solid_runs=True, colors=8),
     "gif-transparent": dict(transparent=3),
     "gif-interlaced": dict(canvas=(11, 19), interlaced=True),
