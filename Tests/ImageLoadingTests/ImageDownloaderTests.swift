@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 /// AFNetworking's ImageDownloader tests, on an in-memory provider (the integration suite runs them
@@ -123,6 +124,25 @@ struct ImageDownloaderTests {
         #expect(provider.createdTasks.count == 2)
     }
 
+    @Test func cacheIsAskedShouldCacheAndThenAdded() async throws {
+        let asked = Mutex(0)
+        let cache = AutoPurgingImageCache(shouldCacheImage: { image, request, identifier in
+            asked.withLock { $0 += 1 }
+            return identifier == nil && request.url?.absoluteString == "http://images.test/image/png" && image.width == 850
+        })
+        let downloader = makeDownloader(cache: cache)
+        let first = Outcomes(), second = Outcomes()
+        downloader.downloadImage(for: pngRequest, success: first.success, failure: first.failure)
+        let downloaded = try #require(await first.wait(for: 1).first)
+        #expect(asked.withLock { $0 } == 1)
+        #expect(cache.memoryUsage == 1_020_000)
+        let receipt = downloader.downloadImage(for: pngRequest, success: second.success, failure: second.failure)
+        let cached = try #require(await second.wait(for: 1).first)
+        #expect(receipt == nil)
+        #expect(downloaded.response != nil && cached.response == nil)
+        #expect(cached.image == downloaded.image)
+    }
+
     @Test func downloadedImagesAreCachedUnderTheRequestURL() async {
         let cache = AutoPurgingImageCache()
         let downloader = makeDownloader(cache: cache)
@@ -167,15 +187,25 @@ struct ImageDownloaderTests {
 
     @Test func downloadCancelDownloadAgainSucceeds() async throws {
         let downloader = makeDownloader()
-        provider.hold(pngURL)
-        let first = Outcomes(), second = Outcomes()
-        let receipt = try #require(downloader.downloadImage(for: pngRequest, success: first.success, failure: first.failure))
-        downloader.cancelTask(for: receipt)
-        provider.release(pngURL)
-        let again = downloader.downloadImage(for: pngRequest, success: second.success, failure: second.failure)
-        #expect(again != nil && again?.task !== receipt.task)
-        #expect(await first.wait(for: 1).first?.error?.code == -999)
-        #expect(await second.wait(for: 1).first?.image?.width == 850)
+        let urls = (5...9).map { "http://images.test/avatar/\($0)a105e8b9d40e1329780d62ea2265d8a" }
+        let cancelled = Outcomes(), downloaded = Outcomes()
+        for url in urls {
+            provider.serve(url, contentType: "image/png", body: TestImages.logoData)
+            provider.hold(url)
+            let receipt = try #require(downloader.downloadImage(for: URLRequest(url: URL(string: url)!),
+                                                                success: cancelled.success, failure: cancelled.failure))
+            downloader.cancelTask(for: receipt)
+        }
+        for url in urls {
+            provider.release(url)
+            let receipt = downloader.downloadImage(for: URLRequest(url: URL(string: url)!), success: downloaded.success, failure: downloaded.failure)
+            #expect(receipt != nil)
+        }
+        let failures = await cancelled.wait(for: 5)
+        #expect(failures.count == 5 && failures.allSatisfy { $0.error?.code == -999 && $0.error?.domain == NSURLErrorDomain })
+        let successes = await downloaded.wait(for: 5)
+        #expect(successes.count == 5 && successes.allSatisfy { $0.image?.width == 850 })
+        #expect(provider.createdTasks.count == 10)
     }
 
     @Test func requestWithoutURLFailsWithBadURL() async throws {
