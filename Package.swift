@@ -90,10 +90,18 @@ let package = Package(
         .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading"], path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),
 
+        .testTarget(name: "afTests", dependencies: ["af"], path: "Tests/CLITests"),
+
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),
         .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
                     path: "Integration/Tests"),
+        // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
+        .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),
+        // Runs reachability managers inside a network namespace for IntegrationTests (a namespace is
+        // per thread, so each scenario needs its own process); not a product.
+        .executableTarget(name: "af-reachability-probe", dependencies: ["AFReachability", "AFProtocols"],
+                          path: "Integration/ReachabilityProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

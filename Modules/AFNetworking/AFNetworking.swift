@@ -1,4 +1,9 @@
 // The umbrella: `import AFNetworking` gives every module, and this module wires AFNetworking's defaults.
+@_exported import Foundation
+#if canImport(FoundationNetworking)
+// URLRequest, URLResponse and URLSessionConfiguration live here on Linux: one import gives the whole vocabulary.
+@_exported import FoundationNetworking
+#endif
 @_exported import AFProtocols
 @_exported import AFCore
 @_exported import AFRequestSerialization

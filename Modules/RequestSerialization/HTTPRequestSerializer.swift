@@ -1,0 +1,319 @@
+import AFProtocols
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The default request serializer (AFHTTPRequestSerializer): encodes parameters as a percent-escaped
+/// query string, into the URL for `GET`, `HEAD` and `DELETE` and into an
+/// `application/x-www-form-urlencoded` body for every other method, and applies default headers
+/// (`Accept-Language`, `User-Agent`, whatever you set) where a request lacks them.
+///
+/// Subclass it to encode bodies differently, as ``JSONRequestSerializer`` and
+/// ``PropertyListRequestSerializer`` do: override ``request(bySerializing:withParameters:)`` and call
+/// ``applyingDefaultHeaders(to:)`` and ``encodesParametersInURI(_:)`` to keep the shared rules.
+///
+/// Threading: every property and method is safe from any thread, concurrently. Configuration reads
+/// take a snapshot, so a request in flight never sees a half-applied change.
+open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
+    // @unchecked Sendable: the only stored state is `state`, a Mutex; every read and write goes through
+    // it, and subclasses keep their own state behind their own lock.
+
+    /// A custom query-string serializer: given the request and the (non-nil) parameters, returns the
+    /// query or body text to use instead of ``queryString(from:)``. What it throws aborts the request
+    /// and reaches the caller unchanged.
+    public typealias QueryStringSerialization = @Sendable (URLRequest, ParameterValue) throws -> String
+
+    private struct HeaderEntry {
+        var field: String
+        var value: String
+    }
+
+    private struct State {
+        var headers: [String: HeaderEntry] = [:]  // keyed by the lower-cased field name
+        var stringEncoding: String.Encoding = .utf8
+        var methodsEncodingParametersInURI: Set<String> = ["GET", "HEAD", "DELETE"]
+        var queryStringSerialization: QueryStringSerialization?
+        var allowsCellularAccess: Bool?
+        var cachePolicy: URLRequest.CachePolicy?
+        var httpShouldHandleCookies: Bool?
+        var httpShouldUsePipelining: Bool?
+        var networkServiceType: URLRequest.NetworkServiceType?
+        var timeoutInterval: TimeInterval?
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a serializer with AFNetworking's defaults: UTF-8, parameters in the URI for
+    /// `GET`/`HEAD`/`DELETE`, and the `Accept-Language` and `User-Agent` default headers.
+    ///
+    /// - Parameters:
+    ///   - applicationName: the product token of `User-Agent`; the process name when `nil`.
+    ///   - applicationVersion: its version; `"unknown"` when `nil` (Linux has no Info.plist to read it from).
+    ///   - preferredLanguages: the languages of `Accept-Language`, most preferred first;
+    ///     `Locale.preferredLanguages` by default.
+    public init(applicationName: String? = nil, applicationVersion: String? = nil,
+                preferredLanguages: [String] = Locale.preferredLanguages) {
+        let acceptLanguage = Self.acceptLanguage(forPreferredLanguages: preferredLanguages)
+        if !acceptLanguage.isEmpty { setValue(acceptLanguage, forHTTPHeaderField: "Accept-Language") }
+        setUserAgent(applicationName: applicationName, applicationVersion: applicationVersion)
+    }
+
+    // MARK: Configuration
+
+    /// The encoding of form bodies (and of the query text a custom serialization returns). Default UTF-8.
+    public var stringEncoding: String.Encoding {
+        get { state.withLock { $0.stringEncoding } }
+        set { state.withLock { $0.stringEncoding = newValue } }
+    }
+
+    /// The methods whose parameters go into the URL's query rather than the body, compared
+    /// upper-cased. Default `["GET", "HEAD", "DELETE"]`.
+    public var httpMethodsEncodingParametersInURI: Set<String> {
+        get { state.withLock { $0.methodsEncodingParametersInURI } }
+        set { state.withLock { $0.methodsEncodingParametersInURI = Set(newValue.map { $0.uppercased() }) } }
+    }
+
+    /// Replaces the built-in query-string rules with `serialization` (nil restores them).
+    public func setQueryStringSerialization(_ serialization: QueryStringSerialization?) {
+        state.withLock { $0.queryStringSerialization = serialization }
+    }
+
+    // MARK: Mirrored request properties (applied only once set)
+
+    /// Applied to requests built by ``request(method:urlString:parameters:)`` once set; until then it
+    /// reads as `URLRequest`'s default (`true`).
+    public var allowsCellularAccess: Bool {
+        get { state.withLock { $0.allowsCellularAccess } ?? Self.defaultRequest.allowsCellularAccess }
+        set { state.withLock { $0.allowsCellularAccess = newValue } }
+    }
+
+    /// Applied once set; reads as `URLRequest`'s default (`.useProtocolCachePolicy`) until then.
+    public var cachePolicy: URLRequest.CachePolicy {
+        get { state.withLock { $0.cachePolicy } ?? Self.defaultRequest.cachePolicy }
+        set { state.withLock { $0.cachePolicy = newValue } }
+    }
+
+    /// Applied once set; reads as `URLRequest`'s default (`true`) until then.
+    public var httpShouldHandleCookies: Bool {
+        get { state.withLock { $0.httpShouldHandleCookies } ?? Self.defaultRequest.httpShouldHandleCookies }
+        set { state.withLock { $0.httpShouldHandleCookies = newValue } }
+    }
+
+    /// Applied once set; reads as `URLRequest`'s default until then.
+    public var httpShouldUsePipelining: Bool {
+        get { state.withLock { $0.httpShouldUsePipelining } ?? Self.defaultRequest.pipeliningSetting }
+        set { state.withLock { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// Applied once set; reads as `URLRequest`'s default (`.default`) until then.
+    public var networkServiceType: URLRequest.NetworkServiceType {
+        get { state.withLock { $0.networkServiceType } ?? Self.defaultRequest.networkServiceType }
+        set { state.withLock { $0.networkServiceType = newValue } }
+    }
+
+    /// Applied once set; reads as `URLRequest`'s default (60 seconds) until then.
+    public var timeoutInterval: TimeInterval {
+        get { state.withLock { $0.timeoutInterval } ?? Self.defaultRequest.timeoutInterval }
+        set { state.withLock { $0.timeoutInterval = newValue } }
+    }
+
+    private static var defaultRequest: URLRequest { URLRequest(url: URL(string: "http://localhost")!) }
+
+    // MARK: Headers
+
+    /// The default headers, applied to every serialized request that lacks them.
+    public var httpRequestHeaders: [String: String] {
+        state.withLock { state in
+            Dictionary(state.headers.values.map { ($0.field, $0.value) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    /// Sets the default header `field` to `value`, or removes it when `value` is nil. Field names compare
+    /// case-insensitively; the latest spelling is kept.
+    public func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        state.withLock { state in
+            if let value {
+                state.headers[field.lowercased()] = HeaderEntry(field: field, value: value)
+            } else {
+                state.headers[field.lowercased()] = nil
+            }
+        }
+    }
+
+    /// The default header value for `field` (case-insensitive), if set.
+    public func value(forHTTPHeaderField field: String) -> String? {
+        state.withLock { $0.headers[field.lowercased()]?.value }
+    }
+
+    /// Sets `User-Agent` to `<name>/<version> (Linux; <kernel version>)`, transliterated to ASCII.
+    /// - Parameters:
+    ///   - applicationName: the process name when `nil`.
+    ///   - applicationVersion: `"unknown"` when `nil`.
+    public func setUserAgent(applicationName: String? = nil, applicationVersion: String? = nil) {
+        let userAgent = Self.userAgent(applicationName: applicationName ?? ProcessInfo.processInfo.processName,
+                                       applicationVersion: applicationVersion ?? "unknown")
+        setValue(userAgent, forHTTPHeaderField: "User-Agent")
+    }
+
+    // MARK: Building requests
+
+    /// Builds a request for `method` and `urlString`, applies the mirrored request properties that were
+    /// set, then serializes `parameters` with ``request(bySerializing:withParameters:)``.
+    ///
+    /// - Throws: `URLError(.badURL)` when `urlString` is not a URL; the serialization errors of
+    ///   ``request(bySerializing:withParameters:)``.
+    public func request(method: String, urlString: String, parameters: ParameterValue?) throws -> URLRequest {
+        guard let url = URL(string: urlString) else {
+            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "\(urlString) is not a valid URL."])
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        let snapshot = state.withLock { $0 }
+        if let value = snapshot.allowsCellularAccess { request.allowsCellularAccess = value }
+        if let value = snapshot.cachePolicy { request.cachePolicy = value }
+        if let value = snapshot.httpShouldHandleCookies { request.httpShouldHandleCookies = value }
+        if let value = snapshot.httpShouldUsePipelining { request.pipeliningSetting = value }
+        if let value = snapshot.networkServiceType { request.networkServiceType = value }
+        if let value = snapshot.timeoutInterval { request.timeoutInterval = value }
+        return try self.request(bySerializing: request, withParameters: parameters)
+    }
+
+    /// ``request(method:urlString:parameters:)`` with parameters converted from any `Encodable` through
+    /// `JSONEncoder` (``ParameterValue/init(encoding:using:)``). A distinct label keeps literals such as
+    /// `["tags": nil]` resolving to ``ParameterValue``.
+    ///
+    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` when the value cannot be
+    ///   encoded; otherwise as ``request(method:urlString:parameters:)``.
+    public func request<Parameters: Encodable>(method: String, urlString: String,
+                                               encodableParameters parameters: Parameters) throws -> URLRequest {
+        try request(method: method, urlString: urlString, parameters: Self.parameterValue(encoding: parameters))
+    }
+
+    /// Serializes `parameters` into a copy of `request` (AF's requestBySerializingRequest):
+    ///
+    /// - default headers are set where `request` lacks them;
+    /// - the query is ``queryString(from:)`` of the parameters, or the custom serialization's result;
+    /// - for the URI methods the query is appended to the URL (`?q`, or `&q` when the URL has a query;
+    ///   nothing for an empty query); for the others it becomes the body in ``stringEncoding``, with
+    ///   `Content-Type: application/x-www-form-urlencoded` unless the request has one. Nil parameters on a
+    ///   body method still give an empty body and that content type (as AFNetworking does).
+    ///
+    /// - Throws: the custom serialization's error unchanged; ``RequestSerializationError`` with
+    ///   ``RequestSerializationError/Reason/stringNotEncodable(_:)`` or ``RequestSerializationError/Reason/invalidURL(_:)``.
+    open func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {
+        var serialized = applyingDefaultHeaders(to: request)
+        let (customSerialization, encoding) = state.withLock { ($0.queryStringSerialization, $0.stringEncoding) }
+
+        var query: String?
+        if let parameters {
+            if let customSerialization {
+                query = try customSerialization(request, parameters)
+            } else {
+                query = queryString(from: parameters)
+            }
+        }
+
+        if encodesParametersInURI(serialized) {
+            if let query, !query.isEmpty, let url = serialized.url {
+                serialized.url = try Self.url(url, appendingQuery: query, request: serialized)
+            }
+        } else {
+            if serialized.value(forHTTPHeaderField: "Content-Type") == nil {
+                serialized.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            }
+            guard let body = (query ?? "").data(using: encoding, allowLossyConversion: false) else {
+                throw RequestSerializationError(.stringNotEncodable(encoding), request: serialized)
+            }
+            serialized.httpBody = body
+        }
+        return serialized
+    }
+
+    /// ``request(bySerializing:withParameters:)`` with parameters converted from any `Encodable`.
+    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` when the value cannot be
+    ///   encoded; otherwise as ``request(bySerializing:withParameters:)``.
+    public func request<Parameters: Encodable>(bySerializing request: URLRequest,
+                                               withEncodableParameters parameters: Parameters) throws -> URLRequest {
+        do {
+            return try self.request(bySerializing: request, withParameters: try ParameterValue(encoding: parameters))
+        } catch let error as EncodingError {
+            throw RequestSerializationError(.unsupportedParameters, request: request, underlyingError: error)
+        } catch let error as DecodingError {
+            throw RequestSerializationError(.unsupportedParameters, request: request, underlyingError: error)
+        }
+    }
+
+    /// ``request(bySerializing:withParameters:)`` with parameters given as a Foundation object tree, as
+    /// AFNetworking takes them (`NSDictionary`, `[String: Any]`, `NSArray`, `NSSet`, strings, `NSNumber`,
+    /// `NSNull`).
+    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` for other objects or
+    ///   non-string dictionary keys; otherwise as ``request(bySerializing:withParameters:)``.
+    public func request(bySerializing request: URLRequest, withFoundationParameters parameters: Any?) throws -> URLRequest {
+        guard let parameters else { return try self.request(bySerializing: request, withParameters: nil) }
+        let value: ParameterValue
+        do {
+            value = try ParameterValue(foundationObject: parameters)
+        } catch {
+            throw RequestSerializationError(.unsupportedParameters, request: request, underlyingError: error)
+        }
+        return try self.request(bySerializing: request, withParameters: value)
+    }
+
+    // MARK: For subclasses
+
+    /// A copy of `request` with every default header it lacks (compared case-insensitively).
+    public func applyingDefaultHeaders(to request: URLRequest) -> URLRequest {
+        var request = request
+        for (field, value) in httpRequestHeaders where request.value(forHTTPHeaderField: field) == nil {
+            request.setValue(value, forHTTPHeaderField: field)
+        }
+        return request
+    }
+
+    /// Whether `request`'s method (upper-cased; `GET` when unset) carries parameters in the URL.
+    public func encodesParametersInURI(_ request: URLRequest) -> Bool {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        return state.withLock { $0.methodsEncodingParametersInURI.contains(method) }
+    }
+
+    private static func parameterValue<Parameters: Encodable>(encoding parameters: Parameters) throws -> ParameterValue {
+        do {
+            return try ParameterValue(encoding: parameters)
+        } catch {
+            throw RequestSerializationError(.unsupportedParameters, underlyingError: error)
+        }
+    }
+
+    /// Appends `query` before any fragment: `?q`, or `&q` when the URL already has a query (even an
+    /// empty one, as AFNetworking does).
+    private static func url(_ url: URL, appendingQuery query: String, request: URLRequest) throws -> URL {
+        var string = url.absoluteString
+        var fragment = ""
+        if let hash = string.firstIndex(of: "#") {
+            fragment = String(string[hash...])
+            string = String(string[..<hash])
+        }
+        string += (string.contains("?") ? "&" : "?") + query + fragment
+        guard let appended = URL(string: string) else {
+            throw RequestSerializationError(.invalidURL(string), request: request)
+        }
+        return appended
+    }
+}
+
+/// Reaches `URLRequest.httpShouldUsePipelining` (deprecated by Foundation, kept by AFNetworking as a
+/// mirrored property) through a protocol witness, so mirroring it does not warn on every build.
+private protocol PipeliningConfigurable {
+    var httpShouldUsePipelining: Bool { get set }
+}
+
+extension URLRequest: PipeliningConfigurable {}
+
+extension PipeliningConfigurable {
+    fileprivate var pipeliningSetting: Bool {
+        get { httpShouldUsePipelining }
+        set { httpShouldUsePipelining = newValue }
+    }
+}

@@ -1,3 +1,0 @@
-// Unit tests for AFMultipart land here.
-import Testing
-@testable import AFMultipart

@@ -1,3 +1,0 @@
-// Unit tests for AFReachability land here.
-import Testing
-@testable import AFReachability

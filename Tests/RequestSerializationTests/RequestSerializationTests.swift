@@ -1,3 +1,0 @@
-// Unit tests for AFRequestSerialization land here.
-import Testing
-@testable import AFRequestSerialization
