@@ -5,6 +5,8 @@ public struct ImageDecodingOptions: Sendable, Hashable, Codable {
     /// The most pixels (width x height of the *encoded* image) the decoder accepts; larger images
     /// fail with ``ImageDecodingError/tooLarge(width:height:maximumPixelCount:)`` before any pixel
     /// memory is allocated (a decompression-bomb guard). Default 64 Mi pixels (256 MiB of RGBA).
+    /// Peak memory per decode is about 4 bytes per pixel of output, plus for a progressive JPEG
+    /// libjpeg's coefficient buffer (about 2 bytes per pixel per component, zero-filled up front).
     public var maximumPixelCount: Int
     /// When set, the image is downsampled at decode time to fit within this many pixels, keeping its
     /// aspect ratio and never enlarging (JPEG decodes at a reduced DCT scale first, then a box filter
