@@ -130,6 +130,21 @@ struct ImageDisplayingTests {
         #expect(view.history.count == 1)
     }
 
+    @Test func diskCacheAnswerIsShown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-binding-disk-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let disk = try DiskImageCache(directory: directory)
+        disk.store(TestImages.logoData, forKey: DiskImageCache.key(for: URLRequest(url: pngURL)))
+        ImageDisplayingDownloader.shared = ImageDownloader(sessionManager: provider, imageCache: cache, diskCache: disk)
+        let view = TestImageView()
+        view.setImage(with: pngURL, placeholder: placeholder)
+        #expect(view.image == placeholder)
+        #expect(view.activeImageDownloadReceipt == nil)       // answered from disk: no task
+        try await waitUntil { view.image?.width == 850 }
+        #expect(view.history == [placeholder, TestImages.logo()])
+        #expect(provider.createdTasks.isEmpty)
+    }
+
     private func waitUntil(_ condition: @MainActor () -> Bool) async throws {
         for _ in 0..<1000 where !condition() { try await Task.sleep(nanoseconds: 5_000_000) }
         #expect(condition())

@@ -31,12 +31,17 @@ public enum ImageDisplayingDownloader {
 private enum ActiveDownloads {
     struct Entry {
         weak var view: AnyObject?
-        let receipt: ImageDownloadReceipt
+        /// The receipt ID the view's handlers were registered with: completions carrying another are stale.
+        let downloadID: UUID
+        /// The URL being loaded (`absoluteString`).
+        let urlString: String
+        /// `nil` while the downloader answers from its disk cache (no task to cancel).
+        var receipt: ImageDownloadReceipt?
         let downloader: ImageDownloader
     }
     static var entries: [ObjectIdentifier: Entry] = [:]
 
-    static func receipt(for view: AnyObject) -> Entry? {
+    static func entry(for view: AnyObject) -> Entry? {
         let key = ObjectIdentifier(view)
         guard let entry = entries[key] else { return nil }
         // An entry whose view died is stale (the identifier may be reused by a new object).
@@ -78,8 +83,7 @@ extension ImageDisplaying {
             failure?(request, nil, URLError(.badURL))
             return
         }
-        if let active = ActiveDownloads.receipt(for: self),
-           active.receipt.task.originalRequest?.url?.absoluteString == url.absoluteString {
+        if ActiveDownloads.entry(for: self)?.urlString == url.absoluteString {
             return
         }
         cancelImageDownloadTask()
@@ -99,35 +103,37 @@ extension ImageDisplaying {
         if let placeholder { image = placeholder }
 
         let downloadID = UUID()
-        let receipt = downloader.downloadImage(for: request, withReceiptID: downloadID, success: { [weak self] request, response, image in
+        var entry = ActiveDownloads.Entry(view: self, downloadID: downloadID, urlString: url.absoluteString,
+                                          receipt: nil, downloader: downloader)
+        ActiveDownloads.set(entry, for: self)
+        entry.receipt = downloader.downloadImage(for: request, withReceiptID: downloadID, success: { [weak self] request, response, image in
             runOnMain {
-                guard let self, ActiveDownloads.receipt(for: self)?.receipt.receiptID == downloadID else { return }
+                guard let self, ActiveDownloads.entry(for: self)?.downloadID == downloadID else { return }
                 if let success { success(request, response, image) } else { self.image = image }
                 ActiveDownloads.set(nil, for: self)
             }
         }, failure: { [weak self] request, response, error in
             runOnMain {
-                guard let self, ActiveDownloads.receipt(for: self)?.receipt.receiptID == downloadID else { return }
+                guard let self, ActiveDownloads.entry(for: self)?.downloadID == downloadID else { return }
                 failure?(request, response, error)
                 ActiveDownloads.set(nil, for: self)
             }
         })
-        if let receipt {
-            ActiveDownloads.set(ActiveDownloads.Entry(view: self, receipt: receipt, downloader: downloader), for: self)
-        }
+        // Handlers always run asynchronously, so the entry is still this download's.
+        ActiveDownloads.set(entry, for: self)
     }
 
     /// Cancels this view's download, if any (its completion will be ignored).
     @MainActor
     public func cancelImageDownloadTask() {
-        guard let active = ActiveDownloads.receipt(for: self) else { return }
+        guard let active = ActiveDownloads.entry(for: self) else { return }
         ActiveDownloads.set(nil, for: self)
-        active.downloader.cancelTask(for: active.receipt)
+        if let receipt = active.receipt { active.downloader.cancelTask(for: receipt) }
     }
 
     /// The receipt of this view's running download, if any.
     @MainActor
-    public var activeImageDownloadReceipt: ImageDownloadReceipt? { ActiveDownloads.receipt(for: self)?.receipt }
+    public var activeImageDownloadReceipt: ImageDownloadReceipt? { ActiveDownloads.entry(for: self)?.receipt ?? nil }
 }
 
 /// Runs `body` on the main actor. The downloader's handlers already run on the main queue by
