@@ -121,8 +121,30 @@ struct ImageResponseSerializerTests {
         #expect(image.width == 85 && image.height == 30)
     }
 
+    @Test func copiesAreIndependent() {
+        var serializer = ImageResponseSerializer()
+        serializer.acceptableContentTypes = ["test/type"]
+        serializer.acceptableStatusCodes = IndexSet(integer: 100)
+        let copy = serializer
+        serializer.acceptableContentTypes = ["other/type"]
+        serializer.imageScale = 3
+        #expect(copy.acceptableContentTypes == ["test/type"])
+        #expect(copy.acceptableStatusCodes == IndexSet(integer: 100))
+        #expect(copy.imageScale == 1)
+        #expect(copy.automaticallyInflatesResponseImage)
+    }
+
+    @Test func defaultsSurviveArchiving() throws {
+        let serializer = ImageResponseSerializer()
+        let decoded = try JSONDecoder().decode(ImageResponseSerializer.self, from: JSONEncoder().encode(serializer))
+        #expect(decoded.acceptableContentTypes == serializer.acceptableContentTypes)
+        #expect(decoded.acceptableStatusCodes == serializer.acceptableStatusCodes)
+        #expect(decoded.automaticallyInflatesResponseImage && decoded.imageScale == 1)
+    }
+
     @Test func codableRoundTrip() throws {
         var serializer = ImageResponseSerializer(imageScale: 3)
+        serializer.automaticallyInflatesResponseImage = false
         serializer.acceptableContentTypes = ["image/png"]
         serializer.decodingOptions = ImageDecodingOptions(maximumPixelCount: 77, targetSize: PixelSize(width: 4, height: 5))
         let decoded = try JSONDecoder().decode(ImageResponseSerializer.self, from: JSONEncoder().encode(serializer))
