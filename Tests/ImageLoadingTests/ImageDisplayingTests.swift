@@ -39,6 +39,15 @@ struct ImageDisplayingTests {
         #expect(view.activeImageDownloadReceipt == nil)
     }
 
+    @Test func placeholderIsReplacedWhenTheRequestSucceeds() async throws {
+        let view = TestImageView()
+        view.setImage(with: URLRequest(url: jpegURL), placeholder: placeholder, success: nil, failure: nil)
+        #expect(view.image == placeholder)
+        try await waitUntil { view.image != placeholder }
+        #expect(view.image?.width == 61)
+        #expect(view.history.count == 2 && view.history.first == placeholder)
+    }
+
     @Test func duplicateRequestToTheSameViewIsIgnored() async throws {
         let view = TestImageView()
         provider.hold(pngURL.absoluteString)
