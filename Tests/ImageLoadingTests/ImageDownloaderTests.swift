@@ -37,6 +37,16 @@ struct ImageDownloaderTests {
         #expect(downloader.responseSerializer.acceptableContentTypes == ImageResponseSerializer.defaultAcceptableContentTypes)
     }
 
+    @Test func defaultSessionConfigurationIsAFs() {
+        let configuration = ImageDownloader.defaultURLSessionConfiguration()
+        #expect(configuration.httpShouldSetCookies)
+        #expect(configuration.requestCachePolicy == .useProtocolCachePolicy)
+        #expect(configuration.allowsCellularAccess)
+        #expect(configuration.timeoutIntervalForRequest == 60)
+        #expect(configuration.urlCache?.memoryCapacity == 20 * 1024 * 1024)
+        #expect(configuration.urlCache?.diskCapacity == 150 * 1024 * 1024)
+    }
+
     @Test func canBeReleasedWithActiveDownloads() async {
         var downloader: ImageDownloader? = makeDownloader()
         provider.hold(pngURL)

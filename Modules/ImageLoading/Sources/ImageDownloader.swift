@@ -98,6 +98,27 @@ public final class ImageDownloader: Sendable {
         self.callbackQueue = callbackQueue
     }
 
+    /// The session configuration AFNetworking's default downloader uses, for building the session
+    /// manager to inject: cookies on, `.useProtocolCachePolicy`, cellular allowed,
+    /// a 60 s request timeout, and a URL cache of 20 MB in memory and 150 MB on disk
+    /// (`<caches>/com.alamofire.imagedownloader`).
+    public static func defaultURLSessionConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpShouldSetCookies = true
+        configuration.requestCachePolicy = .useProtocolCachePolicy
+        configuration.allowsCellularAccess = true
+        configuration.timeoutIntervalForRequest = 60
+        configuration.urlCache = defaultURLCache
+        return configuration
+    }
+
+    /// The URL cache of ``defaultURLSessionConfiguration()``: 20 MB memory, 150 MB disk.
+    public static let defaultURLCache: URLCache = {
+        let directory = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
+            .appendingPathComponent("com.alamofire.imagedownloader")
+        return URLCache(memoryCapacity: 20 * 1024 * 1024, diskCapacity: 150 * 1024 * 1024, diskPath: directory?.path)
+    }()
+
     /// Downloads the image for `request`, or answers from the cache.
     /// - Parameter receiptID: the identifier of the returned receipt (default a new UUID).
     /// - Returns: the receipt for this handler, or `nil` when the cache answered or the request has
