@@ -15,7 +15,16 @@ enum TestImages {
 
     /// The directory holding the generated images.
     static let generated: URL = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-image-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let temporary = FileManager.default.temporaryDirectory
+        // Earlier runs' folders whose process is gone are removed (one folder per process, so
+        // concurrent runs never share one).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        where name.hasPrefix("af-image-tests-") {
+            if let pid = Int32(name.dropFirst("af-image-tests-".count)), kill(pid, 0) != 0 {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
+        let directory = temporary.appendingPathComponent("af-image-tests-\(ProcessInfo.processInfo.processIdentifier)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", fixtures.appendingPathComponent("make_test_images.py").path, directory.path]
