@@ -1,3 +1,0 @@
-// Unit tests for AFResponseSerialization land here.
-import Testing
-@testable import AFResponseSerialization
