@@ -1,0 +1,357 @@
+import AFNetworking
+import BenchSupport
+import Dispatch
+import Foundation
+
+// The session engine against its peers, all on one nginx this benchmark starts on loopback:
+// Foundation's URLSession (FoundationNetworking) and a C program driving libcurl's multi interface
+// (Bench/Peers/curl-multi/main.c, compiled here with cc). Ratios are to the C program.
+
+let sequentialCount = 5_000
+let parallelCount = 20_000
+let parallelism = 32
+let smallSize = 1_024
+let memorySize = 100 << 20
+let fileSize = 1 << 30
+
+let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["AF_REPO_ROOT"] ?? FileManager.default.currentDirectoryPath)
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("af-bench-session-\(getpid())")
+let www = work.appendingPathComponent("www")
+try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+try FileManager.default.createDirectory(at: work.appendingPathComponent("logs"), withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+
+// MARK: Files and nginx
+
+func makeFile(_ name: String, size: Int, random: Bool) throws {
+    let url = www.appendingPathComponent(name)
+    if random {
+        try Data((0..<size).map { _ in UInt8.random(in: 0...255) }).write(to: url)
+    } else {
+        // Sparse: nginx serves zeros without the disk holding them.
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: UInt64(size))
+        try handle.close()
+    }
+}
+try makeFile("small.bin", size: smallSize, random: true)
+try makeFile("100m.bin", size: memorySize, random: false)
+try makeFile("1g.bin", size: fileSize, random: false)
+
+/// Reads a served file once so every implementation finds it in the page cache (whoever ran first
+/// would otherwise pay nginx's disk reads).
+func warmPageCache(_ name: String) {
+    let descriptor = open(www.appendingPathComponent(name).path, O_RDONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while read(descriptor, buffer, 1 << 20) > 0 {}
+}
+warmPageCache("100m.bin")
+warmPageCache("1g.bin")
+
+func freePort() -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    close(descriptor)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+let port = freePort()
+let configuration = """
+worker_processes 1;
+error_log \(work.path)/logs/error.log warn;
+lock_file \(work.path)/nginx.lock;
+events { worker_connections 1024; }
+http {
+    default_type application/octet-stream;
+    access_log off;
+    client_body_temp_path \(work.path)/tmp-body;
+    proxy_temp_path \(work.path)/tmp-proxy;
+    fastcgi_temp_path \(work.path)/tmp-fastcgi;
+    uwsgi_temp_path \(work.path)/tmp-uwsgi;
+    scgi_temp_path \(work.path)/tmp-scgi;
+    sendfile on;
+    keepalive_requests 1000000;
+    server { listen 127.0.0.1:\(port); root \(www.path); }
+}
+"""
+try configuration.write(to: work.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+let nginx = Process()
+nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+nginx.arguments = ["-p", work.path, "-c", work.appendingPathComponent("nginx.conf").path,
+                   "-g", "daemon off; pid \(work.path)/nginx.pid;"]
+try nginx.run()
+defer { nginx.terminate(); nginx.waitUntilExit() }
+
+func waitForServer() {
+    for _ in 0..<200 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        close(descriptor)
+        if connected == 0 { return }
+        usleep(20_000)
+    }
+    fatalError("nginx did not start on port \(port)")
+}
+waitForServer()
+
+let smallURL = URL(string: "http://127.0.0.1:\(port)/small.bin")!
+let memoryURL = URL(string: "http://127.0.0.1:\(port)/100m.bin")!
+let fileURL = URL(string: "http://127.0.0.1:\(port)/1g.bin")!
+
+// MARK: Measuring helpers
+
+/// Resets this process's peak RSS (VmHWM) so the next workload's peak is its own.
+func resetPeakRSS() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+var rows: [BenchRow] = []
+@MainActor
+func record(_ workload: String, _ implementation: String, seconds: Double, requests: Int? = nil, bytes: Int? = nil,
+            rss: Int? = nil) {
+    if let requests {
+        rows.append(BenchRow(workload: workload, implementation: implementation, value: Double(requests) / seconds,
+                             unit: "req/s", peakRSSBytes: rss))
+    } else if let bytes {
+        rows.append(BenchRow(workload: workload, implementation: implementation, value: Double(bytes) / seconds / 1e6,
+                             unit: "MB/s", peakRSSBytes: rss))
+    }
+}
+
+// MARK: The C peer
+
+let peer = work.appendingPathComponent("curl-multi")
+let compile = Process()
+compile.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+compile.arguments = ["-O2", "-o", peer.path, root.appendingPathComponent("Bench/Peers/curl-multi/main.c").path, "-lcurl"]
+try compile.run()
+compile.waitUntilExit()
+guard compile.terminationStatus == 0 else { fatalError("cc failed to build the libcurl multi peer") }
+
+func runPeer(_ arguments: [String]) -> (seconds: Double, bytes: Int, rss: Int) {
+    let process = Process()
+    process.executableURL = peer
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try! process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: output, as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard process.terminationStatus == 0, fields.count == 3 else { fatalError("peer failed: \(arguments)") }
+    return (Double(fields[0])!, Int(fields[1])!, Int(fields[2])!)
+}
+
+// MARK: Ours
+
+let ours = "ours (AFCore engine)"
+let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: DataResponseSerializer())
+let completionQueue = DispatchQueue(label: "bench.completion")
+manager.completionQueue = completionQueue
+
+func oursSequential(_ count: Int) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        for _ in 0..<count {
+            manager.dataTask(with: URLRequest(url: smallURL)) { _, object, error in
+                precondition(error == nil && (object as? Data)?.count == smallSize, "GET failed: \(String(describing: error))")
+                done.signal()
+            }.resume()
+            done.wait()
+        }
+    }
+}
+
+/// Keeps `width` requests in flight until `count` finished; `start` launches one and calls its argument when done.
+func inFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> Double {
+    final class Counter: @unchecked Sendable {
+        // @unchecked Sendable: every field is read and written under `lock`.
+        let lock = NSLock()
+        var launched = 0
+        var finished = 0
+    }
+    let counter = Counter()
+    let done = DispatchSemaphore(value: 0)
+    @Sendable func launchNext() {
+        counter.lock.lock()
+        guard counter.launched < count else { counter.lock.unlock(); return }
+        counter.launched += 1
+        counter.lock.unlock()
+        start {
+            counter.lock.lock()
+            counter.finished += 1
+            let all = counter.finished == count
+            counter.lock.unlock()
+            if all { done.signal() } else { launchNext() }
+        }
+    }
+    return measureSeconds {
+        for _ in 0..<width { launchNext() }
+        done.wait()
+    }
+}
+
+func oursParallel(_ count: Int) -> Double {
+    inFlight(count: count, width: parallelism) { finished in
+        manager.dataTask(with: URLRequest(url: smallURL)) { _, object, error in
+            precondition(error == nil && (object as? Data)?.count == smallSize, "GET failed: \(String(describing: error))")
+            finished()
+        }.resume()
+    }
+}
+
+func oursMemory() -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        manager.dataTask(with: URLRequest(url: memoryURL)) { _, object, error in
+            precondition(error == nil && (object as? Data)?.count == memorySize, "download failed")
+            done.signal()
+        }.resume()
+        done.wait()
+    }
+}
+
+func oursFile(_ destination: URL) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        manager.downloadTask(with: URLRequest(url: fileURL), destination: { _, _ in destination }) { _, url, error in
+            precondition(error == nil && url == destination, "download failed: \(String(describing: error))")
+            done.signal()
+        }.resume()
+        done.wait()
+    }
+}
+
+// MARK: Foundation's URLSession
+
+let foundation = "Foundation URLSession"
+let session = URLSession(configuration: .ephemeral)
+
+func foundationSequential(_ count: Int) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        for _ in 0..<count {
+            session.dataTask(with: smallURL) { data, _, error in
+                precondition(error == nil && data?.count == smallSize, "GET failed")
+                done.signal()
+            }.resume()
+            done.wait()
+        }
+    }
+}
+
+func foundationParallel(_ count: Int) -> Double {
+    inFlight(count: count, width: parallelism) { finished in
+        session.dataTask(with: smallURL) { data, _, error in
+            precondition(error == nil && data?.count == smallSize, "GET failed")
+            finished()
+        }.resume()
+    }
+}
+
+func foundationMemory() -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        session.dataTask(with: memoryURL) { data, _, error in
+            precondition(error == nil && data?.count == memorySize, "download failed")
+            done.signal()
+        }.resume()
+        done.wait()
+    }
+}
+
+func foundationFile(_ destination: URL) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        session.downloadTask(with: fileURL) { url, _, error in
+            precondition(error == nil && url != nil, "download failed")
+            try? FileManager.default.moveItem(at: url!, to: destination)
+            done.signal()
+        }.resume()
+        done.wait()
+    }
+}
+
+// MARK: The run
+
+let downloadTarget = work.appendingPathComponent("download.bin")
+let workloads = (
+    sequential: "\(sequentialCount) sequential GETs (1 KiB)",
+    parallel: "\(parallelCount) GETs, \(parallelism) in flight",
+    memory: "100 MiB to memory",
+    file: "1 GiB to file"
+)
+
+// SESSION_ENGINE_PROFILE=1 runs only our small-request workloads (for a profiler), then exits.
+if ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE"] != nil {
+    print("profile: sequential \(Double(sequentialCount) / oursSequential(sequentialCount)) req/s")
+    print("profile: parallel \(Double(parallelCount) / oursParallel(parallelCount)) req/s")
+    let target = work.appendingPathComponent("profile.bin")
+    print("profile: file \(Double(fileSize) / oursFile(target) / 1e6) MB/s")
+    nginx.terminate()
+    nginx.waitUntilExit()
+    exit(0)
+}
+
+// Warm-up (connections, code paths), not measured.
+_ = oursSequential(50)
+_ = foundationSequential(50)
+_ = runPeer(["get", "50", "1", smallURL.absoluteString])
+
+// 1 GiB to file first, so no earlier workload's memory hides the peak. Each file run starts with no
+// dirty pages (sync), so no run pays for the previous one's writeback.
+sync()
+resetPeakRSS()
+let oursFileSeconds = oursFile(downloadTarget)
+record(workloads.file, ours, seconds: oursFileSeconds, bytes: fileSize, rss: peakResidentBytes())
+try? FileManager.default.removeItem(at: downloadTarget)
+sync()
+let cFile = runPeer(["file", fileURL.absoluteString, downloadTarget.path])
+record(workloads.file, "libcurl multi (C)", seconds: cFile.seconds, bytes: cFile.bytes, rss: cFile.rss)
+try? FileManager.default.removeItem(at: downloadTarget)
+sync()
+resetPeakRSS()
+let foundationFileSeconds = foundationFile(downloadTarget)
+record(workloads.file, foundation, seconds: foundationFileSeconds, bytes: fileSize, rss: peakResidentBytes())
+try? FileManager.default.removeItem(at: downloadTarget)
+
+let cSequential = runPeer(["get", "\(sequentialCount)", "1", smallURL.absoluteString])
+record(workloads.sequential, "libcurl multi (C)", seconds: cSequential.seconds, requests: sequentialCount)
+record(workloads.sequential, ours, seconds: oursSequential(sequentialCount), requests: sequentialCount)
+record(workloads.sequential, foundation, seconds: foundationSequential(sequentialCount), requests: sequentialCount)
+
+let cParallel = runPeer(["get", "\(parallelCount)", "\(parallelism)", smallURL.absoluteString])
+record(workloads.parallel, "libcurl multi (C)", seconds: cParallel.seconds, requests: parallelCount)
+record(workloads.parallel, ours, seconds: oursParallel(parallelCount), requests: parallelCount)
+record(workloads.parallel, foundation, seconds: foundationParallel(parallelCount), requests: parallelCount)
+
+let cMemory = runPeer(["mem", memoryURL.absoluteString])
+record(workloads.memory, "libcurl multi (C)", seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss)
+resetPeakRSS()
+let oursMemorySeconds = oursMemory()
+record(workloads.memory, ours, seconds: oursMemorySeconds, bytes: memorySize, rss: peakResidentBytes())
+resetPeakRSS()
+let foundationMemorySeconds = foundationMemory()
+record(workloads.memory, foundation, seconds: foundationMemorySeconds, bytes: memorySize, rss: peakResidentBytes())
+
+printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
+           rows: rows, ratioTo: "libcurl multi (C)")

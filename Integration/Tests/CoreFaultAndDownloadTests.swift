@@ -1,0 +1,260 @@
+// Core against misbehaving servers, downloads (move, progress, resume) and the TLS trust hook.
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+@Suite("Core: faults")
+struct CoreFaultTests {
+    @Test func cancelGivesCancelled() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let result = await runTask { done in
+            let task = manager.dataTask(with: URLRequest(url: servers.faultServer.url(FaultEndpoints.stall)),
+                                        completionHandler: done)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { task.cancel() }
+            return task
+        }
+        #expect(result.code == NSURLErrorCancelled)
+        #expect(result.object == nil)
+    }
+
+    @Test func stalledServerTimesOutWithinTheInterval() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager { $0.timeoutIntervalForRequest = 1 }
+        let start = Date()
+        let before = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.faultServer.url(FaultEndpoints.stallBeforeHeaders)),
+                             completionHandler: done)
+        }
+        #expect(before.code == NSURLErrorTimedOut)
+        let midBody = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.faultServer.url(FaultEndpoints.stall)), completionHandler: done)
+        }
+        #expect(midBody.code == NSURLErrorTimedOut)
+        #expect(midBody.object == nil)
+        #expect(Date().timeIntervalSince(start) < 8)
+    }
+
+    @Test func closedPortCannotConnect() async throws {
+        let manager = coreManager()
+        // Bind a port, then close it: nothing listens there.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        close(descriptor)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!), completionHandler: done)
+        }
+        #expect(result.code == NSURLErrorCannotConnectToHost)
+    }
+
+    @Test func droppedConnectionLosesNoPartialObject() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.faultServer.url(FaultEndpoints.drop)), completionHandler: done)
+        }
+        #expect(result.code == NSURLErrorNetworkConnectionLost)
+        #expect(result.object == nil)
+        #expect((result.error as NSError?)?.userInfo[NSURLErrorFailingURLErrorKey] as? URL
+            == servers.faultServer.url(FaultEndpoints.drop))
+    }
+
+    @Test func thousandConcurrentTasksCompleteWithoutDescriptorGrowth() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        manager.responseSerializer = DataResponseSerializer()
+        let url = servers.nginx.httpURL(servers.files.oneKilobyte.urlPath)
+        _ = try await manager.data(for: URLRequest(url: url))
+        let before = openFileDescriptors()
+        let sizes = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<1000 {
+                group.addTask { ((try? await manager.data(for: URLRequest(url: url)))?.object as? Data)?.count ?? -1 }
+            }
+            var sizes: [Int] = []
+            for await size in group { sizes.append(size) }
+            return sizes
+        }
+        #expect(sizes.count == 1000)
+        #expect(sizes.allSatisfy { $0 == 1024 })
+        manager.invalidateSession(cancelingTasks: true)
+        #expect(await waitUntil { openFileDescriptors() <= before })
+    }
+
+    @Test func cancelFromInsideItsOwnProgressCallback() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let holder = Mutex<SessionDataTask?>(nil)
+        let result = await runTask { done in
+            let task = manager.dataTask(with: URLRequest(url: servers.nginx.httpURL(servers.files.hundredMegabytes.urlPath)),
+                                        downloadProgress: { progress in
+                if progress.completedUnitCount > 0 { holder.withLock { $0 }?.cancel() }
+            }, completionHandler: done)
+            holder.withLock { $0 = task }
+            return task
+        }
+        #expect(result.code == NSURLErrorCancelled)
+        #expect(result.object == nil)
+    }
+}
+
+@Suite("Core: downloads")
+struct CoreDownloadTests {
+    @Test func destinationMoveAndBothNotifications() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let url = servers.nginx.httpURL(servers.files.oneKilobyte.urlPath)
+
+        let task = manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in target }, completionHandler: nil)
+        let moved = PostedCounter(.urlSessionDownloadTaskDidMoveFileSuccessfully, object: task)
+        let completed = PostedCounter(.networkingTaskDidComplete, object: task)
+        task.resume()
+        #expect(await waitUntil { completed.value == 1 })
+        #expect(moved.value == 1)
+        #expect(try Data(contentsOf: target) == (try Data(contentsOf: servers.files.oneKilobyte.localURL)))
+
+        let bad = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file")
+        let failing = manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in bad }, completionHandler: nil)
+        let failed = PostedCounter(.urlSessionDownloadTaskDidFailToMoveFile, object: failing)
+        let failedCompleted = PostedCounter(.networkingTaskDidComplete, object: failing)
+        failing.resume()
+        #expect(await waitUntil { failedCompleted.value == 1 })
+        #expect(failed.value == 1)
+    }
+
+    @Test func downloadProgressReachesOneWithBoundedMemory() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let fraction = Mutex<Double>(0)
+        let (response, fileURL) = try await manager.download(
+            URLRequest(url: servers.nginx.httpURL(servers.files.hundredMegabytes.urlPath)),
+            progress: { p in fraction.withLock { $0 = p.fractionCompleted } }, destination: { _, _ in target })
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(fileURL == target)
+        #expect(fraction.withLock { $0 } == 1.0)
+        let size = try FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int
+        #expect(size == ServedFiles.hundredMegabytesByteCount)
+    }
+
+    @Test func resumeDataRoundTripAppendsOn206AndRestartsOn200() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let name = "core-resume-\(UUID().uuidString).bin"
+        let served = servers.files.root.appendingPathComponent("files/\(name)")
+        let original = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try original.write(to: served)
+        defer { try? FileManager.default.removeItem(at: served) }
+        let url = servers.nginx.httpURL("/files/\(name)")
+
+        // Cancel with resume data after the first bytes.
+        let resumeData = try #require(await partialResumeData(manager, url: url))
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let offsets = Mutex<[Int64]>([])
+        var hooks = SessionManagerHooks()
+        hooks.downloadTaskDidResume = { _, offset, _ in offsets.withLock { $0.append(offset) } }
+        manager.hooks = hooks
+        let (response, _) = try await manager.download(resumingFrom: resumeData, destination: { _, _ in target })
+        #expect((response as? HTTPURLResponse)?.statusCode == 206)
+        #expect(offsets.withLock { $0 }.count == 1)
+        #expect(offsets.withLock { $0 }.first ?? 0 > 0)
+        #expect(try Data(contentsOf: target) == original)
+
+        // The file changes between cancel and resume: If-Range fails, the server sends 200, we start over.
+        let secondResume = try #require(await partialResumeData(manager, url: url))
+        // nginx's ETag is mtime-size; a different size guarantees a new validator within the same second.
+        let changed = Data(original.reversed()) + Data([0x2A])
+        try changed.write(to: served)
+        try FileManager.default.removeItem(at: target)
+        let (restarted, _) = try await manager.download(resumingFrom: secondResume, destination: { _, _ in target })
+        #expect((restarted as? HTTPURLResponse)?.statusCode == 200)
+        #expect(try Data(contentsOf: target) == changed)
+    }
+
+    private func partialResumeData(_ manager: HTTPSessionManager, url: URL) async -> Data? {
+        let holder = Mutex<SessionDownloadTask?>(nil)
+        return await withCheckedContinuation { continuation in
+            let task = manager.downloadTask(with: URLRequest(url: url), progress: { progress in
+                guard progress.completedUnitCount > 0, let task = holder.withLock({ task in
+                    defer { task = nil }
+                    return task
+                }) else { return }
+                task.cancel { data in continuation.resume(returning: data) }
+            }, destination: nil, completionHandler: nil)
+            holder.withLock { $0 = task }
+            task.resume()
+        }
+    }
+}
+
+@Suite("Core: TLS trust hook")
+struct CoreTLSTests {
+    @Test func acceptingPolicySeesTheServedChainAndHost() async throws {
+        let servers = try await IntegrationServers.shared()
+        let leaf = try Data(contentsOf: servers.certificates.leaf(.valid).der)
+        let intermediate = try Data(contentsOf: servers.certificates.intermediateCA.der)
+        let policy = LeafPinPolicy(pinnedLeaf: leaf)
+        let manager = coreManager(baseURL: servers.nginx.httpsURL("/", scenario: .valid))
+        manager.responseSerializer = DataResponseSerializer()
+        try manager.setSecurityPolicy(policy)
+        let collected = Mutex<SessionTaskMetrics?>(nil)
+        var hooks = SessionManagerHooks()
+        hooks.taskDidFinishCollectingMetrics = { _, metrics in collected.withLock { $0 = metrics } }
+        manager.hooks = hooks
+        let (response, object) = try await manager.get(servers.files.oneKilobyte.urlPath)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect((object as? Data)?.count == 1024)
+        let trust = try #require(policy.evaluated.first)
+        #expect(trust.host == "localhost")
+        #expect(trust.certificateChain == [leaf, intermediate])
+        #expect(collected.withLock { $0 }?.networkProtocolName == "h2")
+    }
+
+    @Test func rejectingPolicyFailsWithUntrustedAndSPECsMessage() async throws {
+        let servers = try await IntegrationServers.shared()
+        let policy = LeafPinPolicy(pinnedLeaf: Data([0x30]))
+        let url = servers.nginx.httpsURL(servers.files.oneKilobyte.urlPath, scenario: .wrongHost)
+        let manager = coreManager(baseURL: servers.nginx.httpsURL("/", scenario: .wrongHost))
+        try manager.setSecurityPolicy(policy)
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: url), completionHandler: done)
+        }
+        let error = try #require(result.error as NSError?)
+        #expect(error.domain == NSURLErrorDomain)
+        #expect(error.code == -1202)
+        #expect(error.localizedDescription == "The certificate for this server is invalid. You might be connecting to a server that is pretending to be “localhost” which could put your confidential information at risk.")
+        #expect(error.userInfo[NSURLErrorFailingURLErrorKey] as? URL == url)
+        #expect(error.userInfo["NSErrorFailingURLStringKey"] as? String == url.absoluteString)
+        let trust = try #require(error.userInfo["NSURLErrorFailingURLPeerTrustErrorKey"] as? ServerTrust)
+        #expect(trust.certificateChain.first == (try Data(contentsOf: servers.certificates.leaf(.wrongHost).der)))
+        #expect(result.object == nil)
+    }
+
+    @Test func withoutPolicyLibcurlRejectsAnUnknownIssuer() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .selfSigned)),
+                             completionHandler: done)
+        }
+        #expect(result.code == -1202)
+    }
+}

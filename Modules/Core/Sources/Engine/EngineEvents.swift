@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// What the engine reports to the session that owns it. Every call arrives on the engine thread; the
+/// receiver must not block for long (the transfers of the session wait meanwhile).
+protocol EngineEvents: AnyObject, Sendable {
+    /// Whether redirects go through ``transfer(_:willPerformRedirection:newRequest:)`` (else libcurl follows).
+    var followsRedirectsManually: Bool { get }
+    /// How many redirects a transfer follows before failing with -1007.
+    var maximumRedirects: Int { get }
+    /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
+    var wantsReceivedData: Bool { get }
+
+    /// The final response's headers arrived (`task.response` builds the response on demand). Return false
+    /// to cancel the task.
+    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool
+    /// A chunk of a data task's body arrived.
+    func transfer(_ task: SessionTask, didReceive data: Data)
+    /// Byte counts changed (the task's counters are already updated).
+    func transferDidUpdateProgress(_ task: SessionTask, bytesSentDelta: Int64, bytesWrittenDelta: Int64)
+    /// The body is sent again from the start: a replacement stream, or nil to restart the task's source.
+    func transferNeedsNewBodyStream(_ task: SessionTask) -> InputStream?
+    /// A redirect response arrived; return the request to follow, or nil to complete with the redirect response.
+    func transfer(_ task: SessionTask, willPerformRedirection response: HTTPURLResponse,
+                  newRequest: URLRequest) -> URLRequest?
+    /// The server asked for HTTP authentication.
+    func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
+    /// The transfer is over.
+    func transfer(_ task: SessionTask, didFinishWith outcome: TransferOutcome)
+    /// The engine stopped after invalidation; no event follows.
+    func engineDidInvalidate()
+}
+
+/// How a transfer ended.
+struct TransferOutcome: @unchecked Sendable {
+    // @unchecked Sendable: `error` is a URLError or a body source's Sendable error; the rest are values.
+    /// The body of a data task (nil on failure: never a partial body).
+    var data: Data?
+    /// A download's temporary file (nil on failure).
+    var temporaryFile: URL?
+    /// The failure.
+    var error: (any Error)?
+    /// Timings.
+    var metrics: SessionTaskMetrics?
+    /// Resume data of a download cancelled with `cancel(byProducingResumeData:)`.
+    var resumeData: Data?
+}
+
+/// How an authentication challenge is answered.
+enum AuthenticationAnswer: Sendable {
+    /// Retry with the credential.
+    case useCredential(URLCredential)
+    /// Complete with the 401/407 response as it is.
+    case completeWithResponse
+    /// Cancel the task (-999).
+    case cancel
+}

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The parts of a `URLSessionConfiguration` the engine applies, copied once so the engine thread never
+/// reads the (non-Sendable) configuration object.
+struct EngineSettings: @unchecked Sendable {
+    // @unchecked Sendable: HTTPCookieStorage and URLCredentialStorage are internally synchronized
+    // Foundation objects; everything else is a value.
+    var additionalHeaders: [(name: String, value: String)]
+    var requestTimeout: TimeInterval
+    var resourceTimeout: TimeInterval
+    var maximumConnectionsPerHost: Int
+    var cookieStorage: HTTPCookieStorage?
+    var credentialStorage: URLCredentialStorage?
+    var proxy: String?
+
+    init(configuration: URLSessionConfiguration) {
+        var headers: [(name: String, value: String)] = []
+        for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
+            if let name = key as? String { headers.append((name, "\(value)")) }
+        }
+        additionalHeaders = headers.sorted { $0.name < $1.name }
+        requestTimeout = configuration.timeoutIntervalForRequest
+        resourceTimeout = configuration.timeoutIntervalForResource
+        maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
+        cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        credentialStorage = configuration.urlCredentialStorage
+        proxy = Self.proxyURL(from: configuration.connectionProxyDictionary)
+    }
+
+    /// `http://host:port` from CFNetwork's proxy keys (HTTPEnable/HTTPProxy/HTTPPort, or the HTTPS ones).
+    private static func proxyURL(from dictionary: [AnyHashable: Any]?) -> String? {
+        guard let dictionary else { return nil }
+        func value(_ key: String) -> Any? { dictionary[AnyHashable(key)] }
+        func enabled(_ key: String) -> Bool {
+            if let flag = value(key) as? Bool { return flag }
+            if let number = value(key) as? Int { return number != 0 }
+            return value(key) == nil
+        }
+        for prefix in ["HTTPS", "HTTP"] where enabled("\(prefix)Enable") {
+            guard let host = value("\(prefix)Proxy") as? String, !host.isEmpty else { continue }
+            let port = (value("\(prefix)Port") as? Int) ?? Int((value("\(prefix)Port") as? String) ?? "") ?? 8080
+            return host.contains("://") ? "\(host):\(port)" : "http://\(host):\(port)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,435 @@
+import CCurl
+import CCurlShim
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// A session's transfer engine: one thread driving one libcurl multi handle.
+///
+/// Other threads only enqueue commands (under a lock) and wake the poll with `curl_multi_wakeup`; the
+/// engine thread owns the multi handle, every easy handle and every ``Transfer``. Connections stay in
+/// the multi handle's cache, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
+final class SessionEngine: @unchecked Sendable {
+    // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup off the engine
+    // thread (documented thread-safe); every other var is touched only on the engine thread.
+
+    private enum Command {
+        case start(SessionTask)
+        case pause(SessionTask)
+        case unpause(SessionTask)
+        case cancel(SessionTask)
+        case invalidate(cancelingTasks: Bool)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var threadStarted = false
+        var invalidated = false
+        var invalidationSent = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let settings: EngineSettings
+    private weak var events: (any EngineEvents)?
+    private let inbox = Protected(Inbox())
+    let trustContext = ServerTrustContext()
+
+    // Engine thread only
+    private var transfersByTask: [ObjectIdentifier: Transfer] = [:]
+    private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
+    private var invalidating = false
+    private var cancelOnInvalidate = false
+    private static let maximumIdleHandles = 64
+
+    init(settings: EngineSettings, events: any EngineEvents) {
+        CurlRuntime.ensureInitialized()
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+        self.settings = settings
+        self.events = events
+        if settings.maximumConnectionsPerHost > 0 {
+            afc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maximumConnectionsPerHost)
+        }
+        afc_multi_setopt_long(multi, CURLMOPT_PIPELINING, afc_pipe_multiplex)
+        afc_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(32, settings.maximumConnectionsPerHost * 4))
+    }
+
+    // MARK: Commands (any thread)
+
+    /// Hands `task` to the engine. Returns false when the engine was invalidated.
+    @discardableResult
+    func start(_ task: SessionTask) -> Bool { send(.start(task)) }
+    func pause(_ task: SessionTask) { send(.pause(task)) }
+    func unpause(_ task: SessionTask) { send(.unpause(task)) }
+    func cancel(_ task: SessionTask) { send(.cancel(task)) }
+
+    /// Stops accepting tasks; the engine stops once its transfers end (cancelled first when asked).
+    func invalidate(cancelingTasks: Bool) {
+        send(.invalidate(cancelingTasks: cancelingTasks), evenIfInvalidated: true)
+    }
+
+    var isInvalidated: Bool { inbox.withLock { $0.invalidated } }
+
+    @discardableResult
+    private func send(_ command: Command, evenIfInvalidated: Bool = false) -> Bool {
+        let (accepted, startThread): (Bool, Bool) = inbox.withLock { inbox in
+            if inbox.invalidated && !(evenIfInvalidated && !inbox.invalidationSent) { return (false, false) }
+            if case .invalidate = command { inbox.invalidationSent = true }
+            if case .invalidate = command { inbox.invalidated = true }
+            inbox.commands.append(command)
+            if inbox.threadStarted { return (true, false) }
+            inbox.threadStarted = true
+            return (true, true)
+        }
+        guard accepted else { return false }
+        if startThread {
+            let thread = Thread { [self] in run() }
+            thread.name = "AFCore.SessionEngine"
+            thread.start()
+        } else {
+            curl_multi_wakeup(multi)
+        }
+        return true
+    }
+
+    // MARK: The loop (engine thread)
+
+    private func run() {
+        while true {
+            let commands = inbox.withLock { inbox -> [Command] in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return inbox.commands
+            }
+            for command in commands { handle(command) }
+            if invalidating && transfersByTask.isEmpty { break }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectCompletions()
+            fireThrottleTimers()
+            if invalidating && transfersByTask.isEmpty { continue }
+
+            var timeout = -1
+            curl_multi_timeout(multi, &timeout)
+            var wait = timeout < 0 ? 1000 : min(timeout, 1000)
+            if let next = throttleTimers.map(\.deadline).min() {
+                let remaining = ContinuousClock.now.duration(to: next)
+                let milliseconds = Int(remaining.components.seconds * 1000)
+                    + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
+                wait = min(wait, max(0, milliseconds))
+            }
+            if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+        }
+        shutDown()
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .start(let task):
+            if invalidating && cancelOnInvalidate {
+                finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+                return
+            }
+            begin(task)
+        case .pause(let task):
+            if let transfer = transfersByTask[ObjectIdentifier(task)] {
+                transfer.userPaused = true
+                curl_easy_pause(transfer.handle, afc_pause_all)
+            }
+        case .unpause(let task):
+            if let transfer = transfersByTask[ObjectIdentifier(task)] {
+                transfer.throttled = false
+                transfer.userPaused = false
+                curl_easy_pause(transfer.handle, afc_pause_cont)
+            }
+        case .cancel(let task):
+            if let transfer = transfersByTask[ObjectIdentifier(task)] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK) }
+        case .invalidate(let cancelingTasks):
+            invalidating = true
+            if cancelingTasks {
+                cancelOnInvalidate = true
+                for transfer in Array(transfersByTask.values) {
+                    transfer.task.cancel()
+                    finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
+                }
+            }
+        }
+    }
+
+    private func begin(_ task: SessionTask) {
+        guard let events else {
+            task.updateStorage { $0.state = .completed }
+            return
+        }
+        let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
+        transfer.onWait = { [unowned self] transfer, wait in
+            throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
+        }
+        transfersByTask[ObjectIdentifier(task)] = transfer
+        transfer.userPaused = task.state == .suspended
+        attach(transfer)
+    }
+
+    /// Configures `transfer`'s handle and adds it to the multi handle, or finishes it with the setup error.
+    private func attach(_ transfer: Transfer) {
+        do {
+            let trust = trustContext.currentPolicy == nil ? nil : Unmanaged.passUnretained(trustContext).toOpaque()
+            try transfer.configure(trustContext: trust)
+        } catch {
+            transfersByTask[ObjectIdentifier(transfer.task)] = nil
+            transfer.releaseResources()
+            recycle(transfer.handle)
+            var failure: any Error = error
+            if !(error is URLError) {
+                // The body could not be opened (a file removed since the task was made, say).
+                var info: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
+                if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
+                failure = URLError(.requestBodyStreamExhausted, userInfo: info)
+            }
+            deliver(transfer, outcome: TransferOutcome(error: failure))
+            return
+        }
+        transfersByHandle[transfer.handle] = transfer
+        curl_multi_add_handle(multi, transfer.handle)
+    }
+
+    private func collectCompletions() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let transfer = transfersByHandle[handle] else { continue }
+            finish(transfer, code: message.pointee.data.result)
+        }
+    }
+
+    private func fireThrottleTimers() {
+        guard !throttleTimers.isEmpty else { return }
+        let now = ContinuousClock.now
+        var due: [Transfer] = []
+        throttleTimers.removeAll { entry in
+            if entry.deadline <= now { due.append(entry.transfer); return true }
+            return false
+        }
+        for transfer in due where transfersByTask[ObjectIdentifier(transfer.task)] === transfer && transfer.throttled {
+            transfer.throttled = false
+            // A suspended task stays paused; resume() unpauses it.
+            if !transfer.userPaused { curl_easy_pause(transfer.handle, afc_pause_cont) }
+        }
+    }
+
+    // MARK: Completion
+
+    private func finish(_ transfer: Transfer, code: CURLcode) {
+        curl_multi_remove_handle(multi, transfer.handle)
+        transfersByHandle[transfer.handle] = nil
+        throttleTimers.removeAll { $0.transfer === transfer }
+        let task = transfer.task
+        let cancelled = task.isCancelRequested
+        let metrics = collectMetrics(transfer)
+        if code == CURLE_OK && !cancelled { transfer.flushProgress() }
+
+        if !cancelled && code == CURLE_OK, let head = transfer.lastHead,
+           [301, 302, 303, 307, 308, 401].contains(head.statusCode), let response = head.response,
+           retry(transfer, after: response) {
+            return
+        }
+        transfersByTask[ObjectIdentifier(task)] = nil
+
+        var outcome = TransferOutcome(metrics: metrics)
+        if cancelled {
+            outcome.error = CurlErrorMapping.error(.cancelled, url: transfer.request.url)
+        } else if let bodyError = transfer.bodyError {
+            var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
+            if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
+            outcome.error = URLError(.requestBodyStreamExhausted, userInfo: info)
+        } else if transfer.tooManyRedirects {
+            outcome.error = CurlErrorMapping.error(.httpTooManyRedirects, url: transfer.request.url)
+        } else if code == CURLE_PEER_FAILED_VERIFICATION {
+            let host = transfer.request.url?.host ?? ""
+            let trust = trustContext.takeRejection(for: host)
+            outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.request.url, host: host, trust: trust)
+        } else if code != CURLE_OK {
+            var detail: String?
+            if let message = curl_easy_strerror(code) { detail = String(cString: message) }
+            outcome.error = CurlErrorMapping.error(for: code, url: transfer.request.url, detail: detail)
+        } else if transfer.finalHead == nil {
+            outcome.error = CurlErrorMapping.error(.badServerResponse, url: transfer.request.url)
+        }
+
+        if task is SessionDownloadTask {
+            transfer.closeDownloadFile()
+            if outcome.error == nil {
+                outcome.temporaryFile = transfer.downloadFile
+            } else if cancelled, task.wantsResumeData {
+                outcome.resumeData = resumeData(for: transfer)
+                if outcome.resumeData == nil, let file = transfer.downloadFile { unlink(file.path) }
+            } else if let file = transfer.downloadFile {
+                unlink(file.path)
+            }
+        } else if outcome.error == nil {
+            outcome.data = transfer.body
+        }
+        transfer.body = Data()
+        transfer.releaseResources()
+        recycle(transfer.handle)
+        deliver(transfer, outcome: outcome)
+    }
+
+    private func deliver(_ transfer: Transfer, outcome: TransferOutcome) {
+        let task = transfer.task
+        if let download = task as? SessionDownloadTask, let handler = download.takeResumeDataHandler() {
+            handler(outcome.resumeData)
+        }
+        task.updateStorage { state in
+            state.state = .completed
+            state.error = outcome.error
+            state.metrics = outcome.metrics
+        }
+        events?.transfer(task, didFinishWith: outcome)
+    }
+
+    private func finishWithoutTransfer(_ task: SessionTask, error: URLError) {
+        task.updateStorage { state in
+            state.state = .completed
+            state.error = error
+        }
+        events?.transfer(task, didFinishWith: TransferOutcome(error: error))
+    }
+
+    /// Follows a redirect through the hook, or answers an authentication challenge; true when the
+    /// transfer was restarted.
+    private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
+        guard let events else { return false }
+        let status = response.statusCode
+        if events.followsRedirectsManually, [301, 302, 303, 307, 308].contains(status),
+           let location = response.value(forHTTPHeaderField: "Location"),
+           let target = URL(string: location, relativeTo: response.url ?? transfer.request.url)?.absoluteURL {
+            guard transfer.redirectCount < transfer.maximumRedirects else {
+                transfer.tooManyRedirects = true
+                return false
+            }
+            var proposed = transfer.request
+            proposed.url = target
+            let method = (proposed.httpMethod ?? "GET").uppercased()
+            if status == 303 || ((status == 301 || status == 302) && method == "POST") {
+                if method != "HEAD" { proposed.httpMethod = "GET" }
+                proposed.httpBody = nil
+                proposed.setValue(nil, forHTTPHeaderField: "Content-Type")
+                proposed.setValue(nil, forHTTPHeaderField: "Content-Length")
+            }
+            guard let next = events.transfer(transfer.task, willPerformRedirection: response, newRequest: proposed) else {
+                return false
+            }
+            transfer.redirectCount += 1
+            transfer.request = next
+            transfer.task.updateStorage { $0.currentRequest = next }
+            restart(transfer)
+            return true
+        }
+        if status == 401, transfer.authenticationFailures < 8,
+           let challenge = HTTPAuthenticationChallenge(response: response,
+                                                       previousFailureCount: transfer.authenticationFailures,
+                                                       proposedCredential: transfer.credential) {
+            switch events.transfer(transfer.task, didReceive: challenge) {
+            case .useCredential(let credential):
+                transfer.authenticationFailures += 1
+                transfer.credential = credential
+                restart(transfer)
+                return true
+            case .completeWithResponse:
+                return false
+            case .cancel:
+                transfer.task.cancel()
+                return false
+            }
+        }
+        return false
+    }
+
+    private func restart(_ transfer: Transfer) {
+        let old = transfer.handle
+        transfer.replaceHandle(with: takeHandle())
+        recycle(old)
+        attach(transfer)
+    }
+
+    private func collectMetrics(_ transfer: Transfer) -> SessionTaskMetrics {
+        let handle = transfer.handle
+        func seconds(_ info: CURLINFO) -> Double {
+            var value: curl_off_t = 0
+            afc_easy_getinfo_off(handle, info, &value)
+            return Double(value) / 1_000_000
+        }
+        func long(_ info: CURLINFO) -> Int {
+            var value = 0
+            afc_easy_getinfo_long(handle, info, &value)
+            return value
+        }
+        func offset(_ info: CURLINFO) -> Int64 {
+            var value: curl_off_t = 0
+            afc_easy_getinfo_off(handle, info, &value)
+            return Int64(value)
+        }
+        let protocolName: String?
+        switch long(CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_1_0: protocolName = "http/1.0"
+        case CURL_HTTP_VERSION_1_1: protocolName = "http/1.1"
+        case CURL_HTTP_VERSION_2_0: protocolName = "h2"
+        case CURL_HTTP_VERSION_3: protocolName = "h3"
+        default: protocolName = nil
+        }
+        return SessionTaskMetrics(
+            taskInterval: DateInterval(start: transfer.startDate, end: max(transfer.startDate, Date())),
+            redirectCount: long(CURLINFO_REDIRECT_COUNT) + transfer.redirectCount,
+            domainLookupDuration: seconds(CURLINFO_NAMELOOKUP_TIME_T),
+            connectDuration: seconds(CURLINFO_CONNECT_TIME_T),
+            secureConnectionDuration: seconds(CURLINFO_APPCONNECT_TIME_T),
+            timeToFirstByte: seconds(CURLINFO_STARTTRANSFER_TIME_T),
+            totalDuration: seconds(CURLINFO_TOTAL_TIME_T),
+            networkProtocolName: protocolName,
+            isReusedConnection: long(CURLINFO_NUM_CONNECTS) == 0,
+            countOfRequestBodyBytesSent: offset(CURLINFO_SIZE_UPLOAD_T),
+            countOfResponseBytesReceived: offset(CURLINFO_SIZE_DOWNLOAD_T) + Int64(long(CURLINFO_HEADER_SIZE)))
+    }
+
+    private func resumeData(for transfer: Transfer) -> Data? {
+        guard let file = transfer.downloadFile, let response = transfer.finalHead?.response,
+              let url = response.url ?? transfer.request.url else { return nil }
+        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        guard let validator else { return nil }
+        var info = stat()
+        guard stat(file.path, &info) == 0, info.st_size > 0 else { return nil }
+        let state = DownloadResumeState(url: url, headers: transfer.request.allHTTPHeaderFields ?? [:],
+                                        temporaryFilePath: file.path, bytesReceived: Int64(info.st_size),
+                                        validator: validator)
+        return state.encoded()
+    }
+
+    // MARK: Handles
+
+    private func takeHandle() -> UnsafeMutableRawPointer {
+        if let handle = idleHandles.popLast() { return handle }
+        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        return handle
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        if idleHandles.count < Self.maximumIdleHandles {
+            curl_easy_reset(handle)
+            idleHandles.append(handle)
+        } else {
+            curl_easy_cleanup(handle)
+        }
+    }
+
+    private func shutDown() {
+        for handle in idleHandles { curl_easy_cleanup(handle) }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+        events?.engineDidInvalidate()
+    }
+}

@@ -1,0 +1,536 @@
+import CCurl
+import CCurlShim
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// One task's transfer on the engine: the easy handle, its options, and what the callbacks collect.
+///
+/// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_perform` there).
+final class Transfer {
+    let task: SessionTask
+    let events: any EngineEvents
+    let settings: EngineSettings
+    private(set) var handle: UnsafeMutableRawPointer
+    /// The request being performed (changes on manual redirects).
+    var request: URLRequest
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var reader: (any BodyReader)?
+
+    // Response assembly
+    private var statusCode = 0
+    private var httpVersion = "HTTP/1.1"
+    private var headerFields: [String: String] = [:]
+    private var setCookieLines: [String] = []
+    /// Lowercased header name -> the spelling first seen (duplicates are joined with ", ").
+    private var headerKeys: [String: String] = [:]
+    private var locationHeader: String?
+    private var authenticateHeader: String?
+    private(set) var finalHead: ResponseHead?
+    /// The response of the last header block, final or not (for redirects and challenges).
+    private(set) var lastHead: ResponseHead?
+    private var digestChallengeSeen = false
+    /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
+    private var requestURLString = ""
+
+    // Body sinks
+    var body = Data()
+    private let isDownload: Bool
+    private(set) var downloadFile: URL?
+    private var downloadDescriptor: Int32 = -1
+    private var resumeOffset: Int64 = 0
+    private var writeFailed = false
+
+    // Progress and control
+    private var lastSent: Int64 = 0
+    private var lastReceived: Int64 = 0
+    private var reportedSent: Int64 = 0
+    private var reportedReceived: Int64 = 0
+    private var lastReportTime: UInt64 = 0
+    var bodyError: (any Error)?
+    var throttled = false
+    /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
+    /// before the transfer phase would be lost when libcurl starts the request).
+    var userPaused = false
+    /// Hook presence, read once per attempt (the callbacks run often).
+    private var followsRedirectsManually = false
+    private var wantsReceivedData = false
+    private(set) var maximumRedirects = 16
+    var credential: URLCredential?
+    var authenticationFailures = 0
+    var redirectCount = 0
+    /// A manually followed redirect chain hit the limit.
+    var tooManyRedirects = false
+    let startDate = Date()
+
+    init(task: SessionTask, events: any EngineEvents, settings: EngineSettings, handle: UnsafeMutableRawPointer) {
+        self.task = task
+        self.events = events
+        self.settings = settings
+        self.handle = handle
+        self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
+        self.isDownload = task is SessionDownloadTask
+    }
+
+    var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Setup
+
+    /// Applies every option for `request` to the handle. Throws a URLError for a request that cannot run.
+    func configure(trustContext: UnsafeMutableRawPointer?) throws {
+        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+            throw CurlErrorMapping.error(.badURL, url: request.url)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw CurlErrorMapping.error(.unsupportedURL, url: url)
+        }
+        resetResponse()
+        followsRedirectsManually = events.followsRedirectsManually
+        wantsReceivedData = events.wantsReceivedData
+        maximumRedirects = events.maximumRedirects
+        let handle = self.handle
+        let me = unmanagedSelf
+        requestURLString = url.absoluteString
+        afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
+        afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
+        afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 64 * 1024)
+        afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+        afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        afc_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
+        afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
+
+        // Redirects: libcurl follows unless a hook decides each one.
+        if followsRedirectsManually {
+            afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        } else {
+            afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, maximumRedirects)
+            afc_easy_setopt_long(handle, CURLOPT_POSTREDIR, 0)
+        }
+
+        // Timeouts: the request interval is an idle timeout, the resource interval a total one.
+        let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
+            : settings.requestTimeout
+        if idle > 0 && idle < 1e9 {
+            afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))))
+        }
+        if settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 {
+            afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(settings.resourceTimeout * 1000))
+        }
+        if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
+
+        try configureMethodAndBody()
+        configureHeaders(url: url)
+        if let credential, let user = credential.user {
+            afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
+            afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password ?? "")
+            afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
+        }
+        if let trustContext, scheme == "https" {
+            afc_install_trust_hook(handle, serverTrustDecider, trustContext)
+        }
+        if isDownload { try openDownloadFile() }
+    }
+
+    private func configureMethodAndBody() throws {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let source: (any BodySource)? = task.bodySource ?? request.httpBody.map { DataBodySource($0) }
+        if method == "HEAD" {
+            afc_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+            return
+        }
+        if let source {
+            reader = try source.makeReader()
+            afc_easy_setopt_long(handle, CURLOPT_POST, 1)
+            afc_easy_setopt_read_function(handle, transferReadCallback)
+            afc_easy_setopt_pointer(handle, CURLOPT_READDATA, unmanagedSelf)
+            afc_easy_setopt_seek_function(handle, transferSeekCallback)
+            afc_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, unmanagedSelf)
+            afc_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(source.contentLength ?? -1))
+            if method != "POST" { afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method == "GET" {
+            afc_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        } else if method == "POST" || method == "PUT" || method == "PATCH" {
+            // An empty body is still a body: send Content-Length: 0.
+            afc_easy_setopt_long(handle, CURLOPT_POST, 1)
+            afc_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            afc_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            if method != "POST" { afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+        } else {
+            afc_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)
+        }
+    }
+
+    private func configureHeaders(url: URL) {
+        let fields = request.allHTTPHeaderFields ?? [:]
+        var lowered = Set<String>()
+        lowered.reserveCapacity(fields.count + 4)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in fields {
+            lowered.insert(name.lowercased())
+            // "Name;" sends an empty value; "Name:" would remove the header.
+            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        for header in settings.additionalHeaders where !lowered.contains(header.name.lowercased()) {
+            lowered.insert(header.name.lowercased())
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        if !lowered.contains("expect") { list = curl_slist_append(list, "Expect:") }
+        if !lowered.contains("accept-encoding") {
+            afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        }
+        if let storage = settings.cookieStorage, !lowered.contains("cookie"),
+           let cookies = storage.cookies(for: url), !cookies.isEmpty,
+           let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
+            list = curl_slist_append(list, "Cookie: \(cookieHeader)")
+        }
+        if let resume = task.resumeState, !lowered.contains("range") {
+            resumeOffset = currentPartialLength(resume)
+            if resumeOffset > 0 {
+                list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
+                list = curl_slist_append(list, "If-Range: \(resume.validator)")
+            }
+        }
+        headerList = list
+        afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    private func currentPartialLength(_ resume: DownloadResumeState) -> Int64 {
+        var info = stat()
+        guard stat(resume.temporaryFilePath, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    private func openDownloadFile() throws {
+        if downloadDescriptor >= 0 {
+            // A retry (redirect or authentication): the previous attempt's body is not the download.
+            if resumeOffset == 0 {
+                _ = ftruncate(downloadDescriptor, 0)
+                _ = lseek(downloadDescriptor, 0, SEEK_SET)
+            }
+            return
+        }
+        let path: String
+        if let resume = task.resumeState, resumeOffset > 0 {
+            path = resume.temporaryFilePath
+            downloadDescriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        } else {
+            let name = "CFNetworkDownload_\(UUID().uuidString).tmp"
+            path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+            downloadDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        guard downloadDescriptor >= 0 else {
+            throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
+        }
+        downloadFile = URL(fileURLWithPath: path)
+    }
+
+    // MARK: Teardown
+
+    /// Frees what the handle pointed at (the header list) and closes the download file.
+    func releaseResources() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        reader = nil
+        closeDownloadFile()
+    }
+
+    func closeDownloadFile() {
+        if downloadDescriptor >= 0 { close(downloadDescriptor) }
+        downloadDescriptor = -1
+    }
+
+    /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
+    func replaceHandle(with newHandle: UnsafeMutableRawPointer) {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        reader = nil
+        handle = newHandle
+    }
+
+    private func resetResponse() {
+        beginHeaderBlock()
+        finalHead = nil
+        lastHead = nil
+        body.removeAll(keepingCapacity: false)
+        lastSent = 0
+        lastReceived = 0
+        reportedSent = 0
+        reportedReceived = 0
+        lastReportTime = 0
+        digestChallengeSeen = false
+    }
+
+    // MARK: Callbacks (engine thread)
+
+    /// Parses one header line in place (the hot path of small requests: no Foundation string calls).
+    fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        var length = line.count
+        while length > 0, line[length - 1] == 0x0D || line[length - 1] == 0x0A { length -= 1 }
+        if length == 0 { return headersEnded() }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[0..<length])
+        if length >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {
+            // "HTTP/": a new header block (after a redirect, a 100 Continue, or an authentication round).
+            beginHeaderBlock()
+            var index = 0
+            while index < length, bytes[index] != 0x20 { index += 1 }
+            httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self)
+            while index < length, bytes[index] == 0x20 { index += 1 }
+            var code = 0
+            while index < length, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                code = code * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            statusCode = code
+            return true
+        }
+        guard let colon = bytes.firstIndex(of: 0x3A) else { return true }
+        var valueStart = colon + 1
+        while valueStart < length, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = length
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        let lowered = String(decoding: nameBytes.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        switch lowered {
+        case "set-cookie": setCookieLines.append(value)
+        case "location": locationHeader = value
+        case "www-authenticate": authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
+        default: break
+        }
+        if let key = headerKeys[lowered] {
+            headerFields[key] = headerFields[key].map { $0 + ", " + value } ?? value
+        } else {
+            headerKeys[lowered] = name
+            headerFields[name] = value
+        }
+        return true
+    }
+
+    private func beginHeaderBlock() {
+        statusCode = 0
+        headerFields.removeAll(keepingCapacity: true)
+        headerKeys.removeAll(keepingCapacity: true)
+        setCookieLines.removeAll()
+        locationHeader = nil
+        authenticateHeader = nil
+    }
+
+    private func headersEnded() -> Bool {
+        if statusCode >= 100 && statusCode < 200 && statusCode != 101 { return true }
+        var effective: UnsafePointer<CChar>?
+        afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        var url = request.url!
+        if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
+            url = moved
+        }
+        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        lastHead = head
+        storeCookies(url: url)
+
+        // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
+        if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), locationHeader != nil {
+            return true
+        }
+        if statusCode == 401, credential != nil, !digestChallengeSeen,
+           let challenge = authenticateHeader, challenge.lowercased().hasPrefix("digest") {
+            digestChallengeSeen = true
+            return true
+        }
+        finalHead = head
+        if isDownload, resumeOffset > 0, statusCode != 206 {
+            // The server sent the whole entity again (the validator no longer matches): start over.
+            if downloadDescriptor >= 0 {
+                _ = ftruncate(downloadDescriptor, 0)
+                _ = lseek(downloadDescriptor, 0, SEEK_SET)
+            }
+            resumeOffset = 0
+        }
+        var length: curl_off_t = -1
+        afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
+        if !isDownload, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
+        task.updateStorage { state in
+            state.responseHead = head
+            state.countOfBytesExpectedToReceive = expected
+            state.countOfBytesReceived = resumeOffset
+            if state.currentRequest.url != url { state.currentRequest.url = url }
+        }
+        return events.transferDidReceiveResponse(task, statusCode: statusCode)
+    }
+
+    private func storeCookies(url: URL) {
+        guard !setCookieLines.isEmpty, let storage = settings.cookieStorage else { return }
+        var cookies: [HTTPCookie] = []
+        for line in setCookieLines {
+            cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
+        }
+        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+    }
+
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if task.isCancelRequested { return 0 }
+        if userPaused { return afc_writefunc_pause }
+        if isDownload {
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(downloadDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    writeFailed = true
+                    return 0
+                }
+                offset += written
+            }
+        } else {
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
+        }
+        return bytes.count
+    }
+
+    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if task.isCancelRequested { return afc_readfunc_abort }
+        if userPaused { return afc_readfunc_pause }
+        guard let reader else { return 0 }
+        do {
+            switch try reader.read(into: buffer) {
+            case .bytes(let count): return count
+            case .end: return 0
+            case .wait(let duration):
+                throttled = true
+                onWait?(self, duration)
+                return afc_readfunc_pause
+            }
+        } catch {
+            bodyError = error
+            return afc_readfunc_abort
+        }
+    }
+
+    /// Tells the engine the body source asked to wait this long (it unpauses the transfer after).
+    var onWait: ((Transfer, Duration) -> Void)?
+
+    fileprivate func seekBody(to offset: Int64) -> Int32 {
+        var replacement: (any BodySource)?
+        if offset == 0, let stream = events.transferNeedsNewBodyStream(task) {
+            let box = StreamBox(stream: stream)
+            replacement = InputStreamBodySource(contentLength: nil) { box.stream }
+        }
+        guard let source = replacement ?? task.bodySource ?? request.httpBody.map({ DataBodySource($0) }) else {
+            return afc_seekfunc_fail
+        }
+        do {
+            let fresh = try source.makeReader()
+            var remaining = offset
+            if remaining > 0 {
+                let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+                defer { scratch.deallocate() }
+                while remaining > 0 {
+                    let slice = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<Int(min(remaining, 64 * 1024))])
+                    guard case .bytes(let count) = try fresh.read(into: slice) else { return afc_seekfunc_fail }
+                    remaining -= Int64(count)
+                }
+            }
+            reader = fresh
+            return afc_seekfunc_ok
+        } catch {
+            bodyError = error
+            return afc_seekfunc_fail
+        }
+    }
+
+    fileprivate func progress(downloaded: Int64, uploaded: Int64) -> Bool {
+        if task.isCancelRequested { return false }
+        let received = downloaded + resumeOffset
+        guard received != lastReceived || uploaded != lastSent else { return true }
+        lastSent = uploaded
+        lastReceived = received
+        let headersArrived = finalHead != nil
+        task.updateStorage { state in
+            state.countOfBytesSent = uploaded
+            if headersArrived { state.countOfBytesReceived = received }
+        }
+        // Progress objects and closures are costly; report at most every few milliseconds or megabytes
+        // (the first change at once, the last one from flushProgress()).
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
+            || uploaded - reportedSent >= 1 << 20 {
+            report(at: now)
+        }
+        return !task.isCancelRequested
+    }
+
+    /// Reports counts not yet reported (before completion, so progress ends at the final values).
+    func flushProgress() {
+        if lastSent != reportedSent || lastReceived != reportedReceived {
+            report(at: DispatchTime.now().uptimeNanoseconds)
+        }
+    }
+
+    private func report(at time: UInt64) {
+        let sentDelta = lastSent - reportedSent
+        let receivedDelta = lastReceived - reportedReceived
+        reportedSent = lastSent
+        reportedReceived = lastReceived
+        lastReportTime = time
+        events.transferDidUpdateProgress(task, bytesSentDelta: sentDelta, bytesWrittenDelta: receivedDelta)
+    }
+
+    /// Whether the download file could not be written.
+    var didFailToWrite: Bool { writeFailed }
+    /// The offset a resumed download continued from (0 when it restarted or is new).
+    var resumedFrom: Int64 { resumeOffset }
+}
+
+// MARK: - C callbacks (non-capturing, so they convert to C function pointers)
+
+private let transferWriteCallback: curl_write_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let transferHeaderCallback: curl_write_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+}
+
+private let transferReadCallback: curl_read_callback = { pointer, size, count, userdata in
+    guard let userdata, let pointer else { return afc_readfunc_abort }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let transferSeekCallback: curl_seek_callback = { userdata, offset, origin in
+    guard let userdata, origin == SEEK_SET else { return afc_seekfunc_fail }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.seekBody(to: Int64(offset))
+}
+
+private let transferProgressCallback: curl_xferinfo_callback = { userdata, _, downloaded, _, uploaded in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.progress(downloaded: Int64(downloaded), uploaded: Int64(uploaded)) ? 0 : 1
+}
+
+/// Hands a stream from the hook to a one-pass body source.
+private struct StreamBox: @unchecked Sendable {
+    // @unchecked Sendable: the stream is created by the hook for this one rewind and read only by the
+    // engine thread.
+    let stream: InputStream
+}

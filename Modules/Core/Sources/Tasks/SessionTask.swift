@@ -1,0 +1,234 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// One transfer a ``URLSessionManager`` runs: the Linux counterpart of `URLSessionTask`, driven by the
+/// session's libcurl engine. Tasks are created suspended; ``resume()`` starts them.
+///
+/// Subclasses say what kind of transfer it is: ``SessionDataTask``, ``SessionUploadTask`` and
+/// ``SessionDownloadTask``.
+///
+/// Threading: every member is safe from any thread.
+public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Sendable {
+    // @unchecked Sendable: the class is not final (subclasses add no stored mutable state outside a
+    // lock); every mutable property lives in `storage`, and the remaining stored properties are `let`s of
+    // Sendable types.
+
+    /// Unique within the session that made the task.
+    public let taskIdentifier: Int
+    /// The request the task was created with.
+    public let originalRequest: URLRequest?
+
+    /// The streamed body of an upload, if any (the engine reads it).
+    let bodySource: (any BodySource)?
+    /// Where a resumed download continues from.
+    let resumeState: DownloadResumeState?
+    /// The session side that runs the task and receives its events.
+    let controller: any TaskControlling
+    private let storage: Protected<TaskStorage>
+
+    init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?, resumeState: DownloadResumeState? = nil,
+         controller: any TaskControlling) {
+        self.taskIdentifier = identifier
+        self.originalRequest = request
+        self.bodySource = bodySource
+        self.resumeState = resumeState
+        self.controller = controller
+        var initial = TaskStorage(currentRequest: request)
+        if let length = bodySource?.contentLength {
+            initial.countOfBytesExpectedToSend = length
+        } else if let body = request.httpBody {
+            initial.countOfBytesExpectedToSend = Int64(body.count)
+        }
+        self.storage = Protected(initial)
+    }
+
+    // MARK: Observed state
+
+    /// The request being performed now (after redirects and authentication retries).
+    public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } }
+    /// The response, once its headers arrived.
+    public var response: URLResponse? { storage.withLock { $0.responseHead }?.response }
+    /// The failure, once completed with one.
+    public var error: (any Error)? { storage.withLock { $0.error } }
+    /// The current state.
+    public var state: NetworkTaskState { storage.withLock { $0.state } }
+    /// Body bytes sent so far.
+    public var countOfBytesSent: Int64 { storage.withLock { $0.countOfBytesSent } }
+    /// Body bytes received so far (after content decoding).
+    public var countOfBytesReceived: Int64 { storage.withLock { $0.countOfBytesReceived } }
+    /// The body length to send, or -1 (`NSURLSessionTransferSizeUnknown`) when unknown.
+    public var countOfBytesExpectedToSend: Int64 { storage.withLock { $0.countOfBytesExpectedToSend } }
+    /// The body length announced by the response, or -1 when unknown.
+    public var countOfBytesExpectedToReceive: Int64 { storage.withLock { $0.countOfBytesExpectedToReceive } }
+    /// The transfer's timings, once completed (`nil` for a task that never reached the network).
+    public var metrics: SessionTaskMetrics? { storage.withLock { $0.metrics } }
+
+    /// A free-form description the app sets (default `nil`).
+    public var taskDescription: String? {
+        get { storage.withLock { $0.taskDescription } }
+        set { storage.withLock { $0.taskDescription = newValue } }
+    }
+
+    /// A hint in 0...1 (default 0.5, `URLSessionTask.defaultPriority`); values outside are clamped.
+    /// libcurl has no per-transfer priority, so it is recorded only.
+    public var priority: Float {
+        get { storage.withLock { $0.priority } }
+        set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
+    }
+
+    public var description: String {
+        "<\(type(of: self)) \(taskIdentifier) \(originalRequest?.httpMethod ?? "GET") \(originalRequest?.url?.absoluteString ?? "-")>"
+    }
+
+    // MARK: Control
+
+    /// Starts the transfer, or continues a suspended one. Posts ``Foundation/Notification/Name/networkingTaskDidResume``
+    /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed.
+    public func resume() {
+        let action: ResumeAction = storage.withLock { state in
+            guard state.state == .suspended else { return .none }
+            if state.unusableError != nil {
+                state.state = .running
+                state.started = true
+                return .fail
+            }
+            state.state = .running
+            if state.started { return .unpause }
+            state.started = true
+            return .start
+        }
+        switch action {
+        case .none: return
+        case .fail:
+            controller.taskDidChangeRunState(self, resumed: true)
+            let error = storage.withLock { $0.unusableError } ?? CurlErrorMapping.error(.unknown, url: nil)
+            controller.completeUnstartedTask(self, error: error)
+            return
+        case .start: controller.startTask(self)
+        case .unpause: controller.unpauseTask(self)
+        }
+        controller.taskDidChangeRunState(self, resumed: true)
+    }
+
+    /// Pauses a running transfer: libcurl stops reading and writing the connection until ``resume()``.
+    /// Posts ``Foundation/Notification/Name/networkingTaskDidSuspend`` when the state really changed.
+    public func suspend() {
+        let wasStarted: Bool? = storage.withLock { state in
+            guard state.state == .running else { return nil }
+            state.state = .suspended
+            return state.started
+        }
+        guard let wasStarted else { return }
+        if wasStarted { controller.pauseTask(self) }
+        controller.taskDidChangeRunState(self, resumed: false)
+    }
+
+    /// Cancels the task: it completes with `URLError(.cancelled)` (-999), also when it was never started.
+    /// No effect once completed.
+    public func cancel() {
+        cancel(producingResumeData: false)
+    }
+
+    func cancel(producingResumeData: Bool) {
+        let wasStarted: Bool? = storage.withLock { state in
+            guard state.state == .running || state.state == .suspended else { return nil }
+            state.state = .canceling
+            state.cancelRequested = true
+            state.wantsResumeData = producingResumeData
+            return state.started
+        }
+        guard let wasStarted else { return }
+        if wasStarted {
+            controller.cancelTask(self)
+        } else {
+            controller.completeUnstartedTask(self, error: CurlErrorMapping.error(.cancelled, url: originalRequest?.url))
+        }
+    }
+
+    // MARK: Engine side
+
+    /// Whether cancellation was asked for (read by the engine's callbacks).
+    var isCancelRequested: Bool { storage.withLock { $0.cancelRequested } }
+    /// Whether a download cancel asked for resume data.
+    var wantsResumeData: Bool { storage.withLock { $0.wantsResumeData } }
+
+    /// Makes ``resume()`` fail the task with `error` instead of starting a transfer.
+    func markUnusable(_ error: URLError) {
+        storage.withLock { $0.unusableError = error }
+    }
+
+    func updateStorage<Result>(_ body: (inout TaskStorage) -> Result) -> Result {
+        storage.withLock { body(&$0) }
+    }
+}
+
+/// What ``SessionTask/resume()`` has to do.
+private enum ResumeAction { case none, start, unpause, fail }
+
+/// A task's mutable state.
+struct TaskStorage: Sendable {
+    var currentRequest: URLRequest
+    var responseHead: ResponseHead?
+    var error: (any Error)?
+    var state: NetworkTaskState = .suspended
+    var started = false
+    var cancelRequested = false
+    var wantsResumeData = false
+    var countOfBytesSent: Int64 = 0
+    var countOfBytesReceived: Int64 = 0
+    var countOfBytesExpectedToSend: Int64 = -1
+    var countOfBytesExpectedToReceive: Int64 = -1
+    var metrics: SessionTaskMetrics?
+    var taskDescription: String?
+    var priority: Float = 0.5
+    var unusableError: URLError?
+}
+
+/// A task that loads a response body into memory (`URLSessionDataTask`).
+public class SessionDataTask: SessionTask, @unchecked Sendable {
+    // @unchecked Sendable: adds no stored state (see SessionTask).
+}
+
+/// A data task that sends a body from memory, a file or a streamed source (`URLSessionUploadTask`).
+public final class SessionUploadTask: SessionDataTask, @unchecked Sendable {
+    // @unchecked Sendable: adds no stored state (see SessionTask).
+}
+
+/// A task that writes its response body to a temporary file, then moves it to the destination the
+/// session manager's closure returns (`URLSessionDownloadTask`).
+public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
+    // @unchecked Sendable: `resumeDataHandler` lives in a lock; nothing else is added.
+    private let resumeDataHandler = Protected<(@Sendable (Data?) -> Void)?>(nil)
+
+    /// Cancels the download and hands `completionHandler` data that ``URLSessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``
+    /// continues from (also in another process: the partial file stays in the temporary directory).
+    /// The data is `nil` when the transfer cannot be resumed (nothing received yet, or the server gave
+    /// neither `ETag` nor `Last-Modified`). The handler runs on the engine thread, before the task completes.
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
+        resumeDataHandler.withLock { $0 = completionHandler }
+        let willCancel = state == .running || state == .suspended
+        cancel(producingResumeData: true)
+        if !willCancel { completionHandler(nil) }
+    }
+
+    /// Takes the resume data handler (engine side).
+    func takeResumeDataHandler() -> (@Sendable (Data?) -> Void)? {
+        resumeDataHandler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+    }
+}
+
+/// What a task needs from the session that runs it.
+protocol TaskControlling: AnyObject, Sendable {
+    func startTask(_ task: SessionTask)
+    func pauseTask(_ task: SessionTask)
+    func unpauseTask(_ task: SessionTask)
+    func cancelTask(_ task: SessionTask)
+    func completeUnstartedTask(_ task: SessionTask, error: URLError)
+    func taskDidChangeRunState(_ task: SessionTask, resumed: Bool)
+}

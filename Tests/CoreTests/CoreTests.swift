@@ -1,3 +1,0 @@
-// Unit tests for AFCore land here.
-import Testing
-@testable import AFCore

@@ -1,0 +1,216 @@
+// A small HTTP/1.1 server on 127.0.0.1 for the engine's unit tests: real sockets, keep-alive, and a few
+// fixed routes (including faults). Integration tests use the harness's httpbin and nginx instead.
+import Foundation
+@testable import AFCore
+
+final class LoopbackServer: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let stopped = Protected(false)
+    private let connections = Protected<Set<Int32>>([])
+
+    init() throws {
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var reuse: Int32 = 1
+        setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(socketDescriptor, 512) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = socketDescriptor
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for descriptor in connections.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while !stopped.withLock({ $0 }) {
+            let client = accept(listener, nil, nil)
+            if client < 0 { if stopped.withLock({ $0 }) { return } else { continue } }
+            connections.withLock { _ = $0.insert(client) }
+            let thread = Thread { [self] in
+                serve(client)
+                connections.withLock { _ = $0.remove(client) }
+                close(client)
+            }
+            thread.start()
+        }
+    }
+
+    private struct Request {
+        var method = ""
+        var path = ""
+        var headers: [String: String] = [:]
+        var body = Data()
+    }
+
+    private func serve(_ client: Int32) {
+        var buffer = Data()
+        while let request = readRequest(client, buffer: &buffer) {
+            if !respond(to: request, on: client) { return }
+        }
+    }
+
+    private func readRequest(_ client: Int32, buffer: inout Data) -> Request? {
+        let separator = Data("\r\n\r\n".utf8)
+        while buffer.range(of: separator) == nil {
+            guard let chunk = receive(client) else { return nil }
+            buffer.append(chunk)
+        }
+        let headerEnd = buffer.range(of: separator)!
+        let head = String(decoding: buffer[buffer.startIndex..<headerEnd.lowerBound], as: UTF8.self)
+        buffer = Data(buffer[headerEnd.upperBound...])
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var request = Request(method: String(requestLine[0]), path: String(requestLine[1]))
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            request.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        if request.headers["transfer-encoding"]?.lowercased() == "chunked" {
+            // Decode a chunked body.
+            while true {
+                while buffer.range(of: Data("\r\n".utf8)) == nil {
+                    guard let chunk = receive(client) else { return nil }
+                    buffer.append(chunk)
+                }
+                let lineEnd = buffer.range(of: Data("\r\n".utf8))!
+                let sizeText = String(decoding: buffer[buffer.startIndex..<lineEnd.lowerBound], as: UTF8.self)
+                let size = Int(sizeText.split(separator: ";").first.map(String.init) ?? "0", radix: 16) ?? 0
+                buffer = Data(buffer[lineEnd.upperBound...])
+                while buffer.count < size + 2 {
+                    guard let chunk = receive(client) else { return nil }
+                    buffer.append(chunk)
+                }
+                request.body.append(buffer.prefix(size))
+                buffer = Data(buffer.dropFirst(size + 2))
+                if size == 0 { break }
+            }
+        } else {
+            let length = Int(request.headers["content-length"] ?? "0") ?? 0
+            while buffer.count < length {
+                guard let chunk = receive(client) else { return nil }
+                buffer.append(chunk)
+            }
+            request.body = Data(buffer.prefix(length))
+            buffer = Data(buffer.dropFirst(length))
+        }
+        return request
+    }
+
+    private func receive(_ client: Int32) -> Data? {
+        var bytes = [UInt8](repeating: 0, count: 65536)
+        let count = recv(client, &bytes, bytes.count, 0)
+        guard count > 0 else { return nil }
+        return Data(bytes[0..<count])
+    }
+
+    private func send(_ client: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = Foundation.send(client, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent <= 0 { return false }
+                offset += sent
+            }
+            return true
+        }
+    }
+
+    private func head(_ status: Int, _ headers: [(String, String)]) -> Data {
+        var text = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    private func reply(_ client: Int32, status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) -> Bool {
+        send(client, head(status, headers + [("Content-Length", "\(body.count)")]) + body)
+    }
+
+    /// The pattern every byte route serves: byte i is i % 251.
+    static func pattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 251) }) }
+
+    private func respond(to request: Request, on client: Int32) -> Bool {
+        var target = request.path
+        if target.hasPrefix("http://"), let slash = target.dropFirst(7).firstIndex(of: "/") {
+            // Absolute form: the client sent the request through us as an HTTP proxy.
+            target = String(target[slash...])
+            if target.hasPrefix("/headers") { target = "/headers" }
+        }
+        let parts = target.split(separator: "?", maxSplits: 1)
+        let path = String(parts.first ?? "")
+        let segments = path.split(separator: "/").map(String.init)
+        switch segments.first ?? "" {
+        case "bytes":
+            let count = Int(segments.dropFirst().first ?? "0") ?? 0
+            return reply(client, headers: [("Content-Type", "application/octet-stream"), ("ETag", "\"v1\"")],
+                         body: Self.pattern(count))
+        case "status":
+            return reply(client, status: Int(segments.dropFirst().first ?? "200") ?? 200)
+        case "echo":
+            var headers = [("Content-Type", "application/octet-stream"), ("X-Method", request.method)]
+            if let type = request.headers["content-type"] { headers.append(("X-Content-Type", type)) }
+            return reply(client, headers: headers, body: request.body)
+        case "headers":
+            let lines = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            return reply(client, headers: [("Content-Type", "text/plain")], body: Data(lines.utf8))
+        case "query":
+            return reply(client, headers: [("Content-Type", "text/plain")],
+                         body: Data((parts.count > 1 ? String(parts[1]) : "").utf8))
+        case "drop":
+            _ = send(client, head(200, [("Content-Length", "1000")]) + Self.pattern(100))
+            return false
+        case "stall":
+            while !stopped.withLock({ $0 }), receive(client) != nil {}
+            return false
+        case "loop":
+            return reply(client, status: 302, headers: [("Location", "/loop")])
+        case "redirect307":
+            return reply(client, status: 307, headers: [("Location", "/echo")])
+        case "redirect":
+            return reply(client, status: 302, headers: [("Location", "/bytes/5")])
+        case "slow":
+            let count = Int(segments.dropFirst().first ?? "0") ?? 0
+            guard send(client, head(200, [("Content-Length", "\(count)")])) else { return false }
+            let data = Self.pattern(count)
+            var offset = 0
+            while offset < count {
+                let end = min(count, offset + 4096)
+                guard send(client, data[offset..<end]) else { return false }
+                offset = end
+                usleep(2000)
+            }
+            return true
+        case "json":
+            return reply(client, headers: [("Content-Type", "application/json")], body: Data(#"{"values":[1,2,3]}"#.utf8))
+        case "cookie":
+            return reply(client, headers: [("Set-Cookie", "session=abc; Path=/"), ("Content-Type", "text/plain")])
+        case "auth":
+            if request.headers["authorization"] == "Basic dXNlcjpwYXNzd2Q=" {
+                return reply(client, headers: [("Content-Type", "text/plain")], body: Data("authenticated".utf8))
+            }
+            return reply(client, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
+        default:
+            return reply(client, status: 404)
+        }
+    }
+}
