@@ -1,5 +1,5 @@
-// AFNetworking's ImageDownloader and UIImageView tests, re-homed on the harness: images from nginx
-// (/images/) and httpbin (/image/<type>), downloaded through AFCore's session via the DataTaskProviding seam.
+// AFNetworking's ImageDownloader tests, re-homed on the harness: images from nginx (/images/) and
+// httpbin (/image/<type>), downloaded through AFCore's session via the DataTaskProviding seam.
 import AFNetworking
 import AFTestHarness
 import Foundation
@@ -8,55 +8,6 @@ import FoundationNetworking
 #endif
 import Synchronization
 import Testing
-
-/// What an ImageDownloader handler received, and whether it ran on the main queue.
-struct ImageOutcome: @unchecked Sendable {
-    // @unchecked Sendable: test-only; HTTPURLResponse is never mutated after the session made it.
-    var response: HTTPURLResponse?
-    var image: Image?
-    var error: NSError?
-    var onMainQueue: Bool
-}
-
-/// Collects handler outcomes for a test to await.
-final class ImageOutcomes: Sendable {
-    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-    private let recorded = Mutex<[ImageOutcome]>([])
-
-    var success: ImageDownloader.Success {
-        { [self] _, response, image in
-            let main = DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-            recorded.withLock { $0.append(ImageOutcome(response: response, image: image, onMainQueue: main)) }
-        }
-    }
-    var failure: ImageDownloader.Failure {
-        { [self] _, response, error in
-            let main = DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-            recorded.withLock { $0.append(ImageOutcome(response: response, error: error as NSError, onMainQueue: main)) }
-        }
-    }
-
-    /// Waits up to 10 s for `count` outcomes.
-    @discardableResult
-    func wait(for count: Int) async -> [ImageOutcome] {
-        for _ in 0..<2000 {
-            let current = recorded.withLock { $0 }
-            if current.count >= count { return current }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return recorded.withLock { $0 }
-    }
-}
-
-/// A downloader on a fresh AFCore session (ephemeral: no URL cache between tests).
-func imageDownloader(cache: AutoPurgingImageCache = AutoPurgingImageCache()) -> (ImageDownloader, URLSessionManager) {
-    let session = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: ImageResponseSerializer())
-    return (ImageDownloader(sessionManager: session, imageCache: cache), session)
-}
 
 @Suite("ImageLoading: ImageDownloader against nginx and httpbin")
 struct ImageDownloaderIntegrationTests {
@@ -338,54 +289,5 @@ struct ImageDownloaderIntegrationTests {
         defer { session.invalidateSession(cancelingTasks: true) }
         let (image, response) = try await downloader.image(for: URLRequest(url: servers.nginx.httpURL(servers.files.photoJPEG.urlPath)))
         #expect(image.width == 64 && response?.statusCode == 200)
-    }
-}
-
-/// An image view stand-in for the binding's tests.
-@MainActor
-final class IntegrationImageView: ImageDisplaying {
-    var image: Image?
-}
-
-@Suite("ImageLoading: ImageDisplaying binding against nginx", .serialized)
-@MainActor
-struct ImageDisplayingIntegrationTests {
-    @Test func setImageShowsTheDownloadedImage() async throws {
-        let servers = try await IntegrationServers.shared()
-        let (downloader, session) = imageDownloader()
-        defer { session.invalidateSession(cancelingTasks: true) }
-        ImageDisplayingDownloader.shared = downloader
-        let view = IntegrationImageView()
-        view.setImage(with: servers.nginx.httpURL(servers.files.logoPNG.urlPath))
-        for _ in 0..<2000 where view.image == nil { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(view.image?.width == 850)
-    }
-
-    @Test func imageBehindARedirectIsShown() async throws {
-        let servers = try await IntegrationServers.shared()
-        let (downloader, session) = imageDownloader()
-        defer { session.invalidateSession(cancelingTasks: true) }
-        ImageDisplayingDownloader.shared = downloader
-        var components = URLComponents(url: servers.httpbin.url("/redirect-to"), resolvingAgainstBaseURL: false)!
-        components.queryItems = [URLQueryItem(name: "url", value: servers.httpbin.url("/image/jpeg").absoluteString)]
-        let view = IntegrationImageView()
-        view.setImage(with: components.url!)
-        for _ in 0..<2000 where view.image == nil { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(view.image != nil)
-    }
-
-    @Test func placeholderStaysWhenTheRequestFails() async throws {
-        let servers = try await IntegrationServers.shared()
-        let (downloader, session) = imageDownloader()
-        defer { session.invalidateSession(cancelingTasks: true) }
-        ImageDisplayingDownloader.shared = downloader
-        let view = IntegrationImageView()
-        let placeholder = Image(width: 1, height: 1, bytes: Data([1, 2, 3, 255]))
-        var failure: NSError?
-        view.setImage(with: URLRequest(url: servers.httpbin.url("/status/404")), placeholder: placeholder, success: nil,
-                      failure: { _, _, error in failure = error as NSError })
-        for _ in 0..<2000 where failure == nil { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(failure?.code == -1011)
-        #expect(view.image == placeholder)
     }
 }
