@@ -11,6 +11,17 @@ import Testing
 
 @Suite("ImageLoading: ImageDownloader against nginx and httpbin")
 struct ImageDownloaderIntegrationTests {
+    @Test func defaultDownloaderDownloads() async throws {
+        let servers = try await IntegrationServers.shared()
+        let downloader = ImageDownloader.default
+        #expect(downloader === ImageDownloader.default)
+        #expect(downloader.maximumActiveDownloads == 4 && downloader.downloadPrioritization == .fifo)
+        var request = URLRequest(url: servers.nginx.httpURL(servers.files.gradientPNG.urlPath))
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let (image, response) = try await downloader.image(for: request)
+        #expect(image.width == 32 && response?.statusCode == 200)
+    }
+
     @Test func downloadsPNGFromNginxWithTheFilesPixels() async throws {
         let servers = try await IntegrationServers.shared()
         let (downloader, session) = imageDownloader()
