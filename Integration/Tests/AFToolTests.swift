@@ -173,4 +173,17 @@ import Testing
         #expect(result.exitCode == 1)
         #expect(text(result.stderr).contains("com.alamofire.error.serialization.response -1016"))
     }
+
+    @Test func spinnerOnATerminalForASlowRequest() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.httpbin.url("/delay/2").absoluteString
+        let onTTY = try await ExternalCommand.run("/usr/bin/script", ["-qec", "\(Self.executable) get \(url)", "/dev/null"])
+        #expect(onTTY.exitCode == 0)
+        let screen = text(onTTY.stdout)
+        // Frames after the 1 s activation delay, then the line cleared before the body.
+        #expect(screen.contains("\r|"))
+        #expect(screen.contains("\r\u{1B}[2K{"))
+        let piped = try await af(["get", url])
+        #expect(!text(piped.stderr).contains("\r"))
+    }
 }

@@ -73,6 +73,13 @@ public final class TerminalActivityIndicator: Sendable {
     }
 
     /// Waits until every show and hide requested so far has been drawn.
+    /// Hides the spinner and returns once its line is cleared, so the caller's next output starts on a
+    /// clean line (a CLI calls this before printing a response). Safe from any thread except the
+    /// indicator's own queue.
+    public func hideNow() {
+        queue.sync { spinner.setVisible(false) }
+    }
+
     func waitUntilDrawn() {
         queue.sync {}
     }
