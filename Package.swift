@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "AFSecurityTests", dependencies: ["AFSecurity"], path: "Tests/SecurityTests",
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
-        .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator"],
+        .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator", "AFProtocols"],
                     path: "Tests/ActivityIndicatorTests"),
         .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading"], path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),

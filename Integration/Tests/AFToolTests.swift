@@ -1,5 +1,6 @@
 // The `af` tool as a user runs it: the real binary against the harness's servers, checking output
 // and the documented exit codes (0 ok, 3 HTTP error, 4 transport, 5 TLS/pinning, 64 usage).
+import AFNetworking
 import AFTestHarness
 import Foundation
 import Testing
@@ -143,5 +144,46 @@ import Testing
         let result = try await af(["reachability", "127.0.0.1"])
         #expect(result.exitCode == 0)
         #expect(text(result.stdout) == "127.0.0.1: Reachable via WiFi [interface lo, loopback]\n")
+    }
+
+    @Test func imageFetchedTwiceIsAnsweredByTheCacheAndWrittenAsPNG() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpURL(servers.files.logoPNG.urlPath).absoluteString
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("af-image-\(getpid()).png")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try await af(["image", url, url, "--out", out.path])
+        #expect(result.exitCode == 0)
+        let lines = text(result.stdout).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("\(url): 850x300 pixels, "))
+        #expect(lines[0].hasSuffix(" ms, downloaded and decoded (image/png, HTTP 200)"))
+        #expect(lines[1].hasPrefix("\(url): 850x300 pixels, "))
+        #expect(lines[1].hasSuffix(" ms, from the memory cache"))
+        #expect(lines[2] == "wrote \(out.path)")
+        // The written PNG decodes to exactly the pixels of the original.
+        let written = try ImageDecoder.decode(try Data(contentsOf: out))
+        let original = try ImageDecoder.decode(try Data(contentsOf: servers.files.logoPNG.localURL))
+        #expect(written == original)
+    }
+
+    @Test func corruptImageFailsWithoutCrashing() async throws {
+        let servers = try await IntegrationServers.shared()
+        // 1k.bin is random bytes served as application/octet-stream: refused, exit 1, no crash.
+        let result = try await af(["image", servers.nginx.httpURL("/files/1k.bin").absoluteString])
+        #expect(result.exitCode == 1)
+        #expect(text(result.stderr).contains("com.alamofire.error.serialization.response -1016"))
+    }
+
+    @Test func spinnerOnATerminalForASlowRequest() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.httpbin.url("/delay/2").absoluteString
+        let onTTY = try await ExternalCommand.run("/usr/bin/script", ["-qec", "\(Self.executable) get \(url)", "/dev/null"])
+        #expect(onTTY.exitCode == 0)
+        let screen = text(onTTY.stdout)
+        // Frames after the 1 s activation delay, then the line cleared before the body.
+        #expect(screen.contains("\r|"))
+        #expect(screen.contains("\r\u{1B}[2K{"))
+        let piped = try await af(["get", url])
+        #expect(!text(piped.stderr).contains("\r"))
     }
 }

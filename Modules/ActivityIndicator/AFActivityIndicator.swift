@@ -1,2 +1,3 @@
 // AFActivityIndicator: activity counting with activation and completion delays; a terminal indicator.
-// (The module's types land here; this file only names the module's purpose.)
+// NetworkActivityIndicatorManager holds AF's state machine, DelayScheduling is its clock, and
+// TerminalActivityIndicator is the presentation command-line tools attach.

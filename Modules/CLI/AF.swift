@@ -18,7 +18,7 @@ struct AF: AsyncParsableCommand {
             5 TLS/pinning failure, 64 usage.
             """,
         version: "0.1.0",
-        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Reachability.self]
+        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Reachability.self, ImageCommand.self]
     )
 }
 

@@ -26,7 +26,13 @@ struct RequestRunner {
 
         let prepared = try prepare(url: url, items: items)
         if options.verbose { Self.printRequest(prepared.request) }
+        // A spinner on stderr (terminals only) once the request has run longer than the activation delay.
+        let activity = NetworkActivityIndicatorManager.shared
+        TerminalActivityIndicator.standardError.attach(to: activity)
+        activity.isEnabled = true
         let outcome = await Self.perform(prepared, on: manager)
+        activity.isEnabled = false
+        TerminalActivityIndicator.standardError.hideNow()
         if options.verbose, let metrics = outcome.metrics { TimingReport(metrics: metrics).print() }
         if let error = outcome.error {
             FileHandle.standardError.write(Data("af: \(Self.describe(error))\n".utf8))

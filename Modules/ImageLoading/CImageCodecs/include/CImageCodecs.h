@@ -1,10 +1,64 @@
 #ifndef AF_CIMAGECODECS_H
 #define AF_CIMAGECODECS_H
 // libpng and libjpeg report errors by longjmp, which Swift cannot catch: decoding runs here, in C,
-// and returns a status code instead.
+// and returns a status code instead. The GIF decoder lives here too so all three share one contract.
+//
+// Contract of every afi_*_decode function:
+// - input: `data`/`length` (never read past), `max_pixels` (width * height of the encoded image
+//   must not exceed it; checked from the header before any pixel buffer is allocated).
+// - output on AFI_OK: `*out_pixels` is a malloc'd buffer of width * height * 4 bytes, RGBA8,
+//   straight (non-premultiplied) alpha, rows top to bottom, no padding; the caller frees it.
+// - on any other status nothing is allocated and `message` holds a short reason (NUL-terminated).
 #include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    AFI_OK = 0,
+    /// The data ended before the image did.
+    AFI_TRUNCATED = 1,
+    /// The data is not a valid image of the format (bad signature, bad chunk, bad code...).
+    AFI_CORRUPT = 2,
+    /// width * height exceeds the caller's limit (a decompression bomb guard).
+    AFI_TOO_LARGE = 3,
+    /// An allocation failed.
+    AFI_OUT_OF_MEMORY = 4,
+} afi_status;
+
+enum { AFI_MESSAGE_CAPACITY = 200 };
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    char message[AFI_MESSAGE_CAPACITY];
+} afi_result;
 
 /// The libpng version this process loaded (for diagnostics).
 const char *afi_png_version(void);
+
+/// Decodes a PNG (every color type and bit depth, palette with tRNS, Adam7 interlace) to RGBA8.
+/// 16-bit samples keep their high byte.
+afi_status afi_png_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+                          uint8_t **out_pixels, afi_result *result);
+
+/// Decodes a JPEG (baseline, progressive, grayscale, RGB, CMYK/YCCK incl. Adobe-inverted) to RGBA8
+/// (alpha 255). `scale_eighths` in 1...8 asks libjpeg for an output of scale_eighths/8 of the
+/// encoded size (DCT scaling, for downsampling at decode time); 8 is full size.
+/// `max_pixels` bounds the encoded size; `result` receives the output size.
+afi_status afi_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, unsigned scale_eighths,
+                           uint8_t **out_pixels, afi_result *result);
+
+/// Reads the encoded size of a JPEG from its header without decoding pixels.
+afi_status afi_jpeg_read_size(const uint8_t *data, size_t length, afi_result *result);
+
+/// Decodes the first frame of a GIF (87a/89a) onto its logical screen: pixels outside the frame and
+/// transparent-index pixels are (0,0,0,0).
+afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+                          uint8_t **out_pixels, afi_result *result);
+
+/// Resamples an RGBA8 image to a smaller size with an alpha-weighted box filter: each destination
+/// pixel averages the source pixels its area covers. `dst` holds dst_width * dst_height * 4 bytes;
+/// the destination must not be larger than the source in either dimension.
+void afi_box_downsample(const uint8_t *src, uint32_t src_width, uint32_t src_height,
+                        uint8_t *dst, uint32_t dst_width, uint32_t dst_height);
 
 #endif

@@ -1,0 +1,77 @@
+// The README's quick-start code, run against the local httpbin: every snippet the README shows is
+// here nearly verbatim (with httpbin's paths), so the README never claims what was not run.
+import AFNetworking
+import AFTestHarness
+import Foundation
+import Testing
+
+@Suite struct ReadmeExamplesTests {
+    struct Slideshow: Decodable, Sendable {
+        struct Show: Decodable, Sendable { let title: String; let author: String }
+        let slideshow: Show
+    }
+
+    @Test func quickStart() async throws {
+        let servers = try await IntegrationServers.shared()
+        let baseURL = servers.httpbin.baseURL
+
+        // README: "A GET, callback style"
+        let manager = HTTPSessionManager(baseURL: baseURL)
+        manager.completionQueue = DispatchQueue(label: "readme")   // README uses the default (main queue)
+        let echoed: ParameterValue? = await withCheckedContinuation { continuation in
+            manager.get("get", parameters: ["page": 2], headers: nil, progress: nil,
+                        success: { _, object in continuation.resume(returning: object as? ParameterValue) },
+                        failure: { _, _ in continuation.resume(returning: nil) })
+        }
+        #expect(echoed?["args"]?["page"] == "2")
+
+        // README: "The same, async"
+        let (response, object) = try await manager.get("get", parameters: ["page": 2])
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect((object as? ParameterValue)?["args"] == ["page": "2"])
+
+        // README: "Decodable"
+        let show = try await manager.get("json", as: Slideshow.self)
+        #expect(show.slideshow.title == "Sample Slide Show")
+
+        // README: "Multipart upload, streamed from disk"
+        let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(getpid()).txt")
+        try Data("avatar bytes".utf8).write(to: fileURL)
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        let (_, uploaded) = try await manager.post("post", parameters: ["id": 1], constructingBodyWith: { form in
+            try form.appendPart(withFileURL: fileURL, name: "avatar")
+        })
+        #expect((uploaded as? ParameterValue)?["files"]?["avatar"] == "avatar bytes")
+        #expect((uploaded as? ParameterValue)?["form"]?["id"] == "1")
+    }
+
+    @Test func pinningRefusesAnHTTPBaseURLAndPinsOverHTTPS() async throws {
+        let servers = try await IntegrationServers.shared()
+        // README: "Certificate pinning"
+        let certificates = try SecurityPolicy.certificates(contentsOf: servers.certificates.leaf(.valid).der)
+        var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: Set(certificates))
+        policy.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.pem)  // README: the system store by default
+
+        let plain = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
+        #expect(throws: (any Error).self) { try plain.setSecurityPolicy(policy) }
+
+        let secure = HTTPSessionManager(baseURL: servers.nginx.httpsURL("/", scenario: .valid))
+        try secure.setSecurityPolicy(policy)
+        secure.responseSerializer = HTTPResponseSerializer()
+        let (_, body) = try await secure.get("files/1k.bin")
+        #expect((body as? Data)?.count == 1024)
+    }
+
+    @Test func reachabilityOfLoopback() async throws {
+        // README: "Reachability"
+        let reachability = NetworkReachabilityManager(domain: "127.0.0.1")
+        reachability.deliveryQueue = DispatchQueue(label: "readme.reachability")
+        let first = AsyncStream<NetworkReachabilityStatus> { continuation in
+            reachability.setReachabilityStatusChangeBlock { status in continuation.yield(status) }
+        }
+        reachability.startMonitoring()
+        defer { reachability.stopMonitoring() }
+        var iterator = first.makeAsyncIterator()
+        #expect(await iterator.next() == .reachableViaWiFi)
+    }
+}

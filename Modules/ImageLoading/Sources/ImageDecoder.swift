@@ -1,0 +1,148 @@
+import CImageCodecs
+import Dispatch
+import Foundation
+
+/// Decodes PNG (libpng), JPEG (libjpeg-turbo) and the first frame of GIF (our LZW decoder) to an
+/// RGBA8 ``Image``.
+///
+/// Threading: stateless; call from any thread (decoding is CPU work: keep it off the main queue, as
+/// the response serializer does by running on the session's processing queue).
+public enum ImageDecoder {
+    /// Decodes `data`, recognising the format by its signature.
+    /// - Parameters:
+    ///   - scale: the image's pixels per point (default 1).
+    ///   - options: pixel limit and optional downsampling target.
+    /// - Throws: ``ImageDecodingError``: `.empty`, `.unsupportedFormat`, `.truncated`, `.corrupt`,
+    ///   `.tooLarge`, `.outOfMemory`. Never crashes on malformed input.
+    public static func decode(_ data: Data, scale: Double = 1,
+                              options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageDecodingError) -> Image {
+        guard !data.isEmpty else { throw .empty }
+        guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
+        let limit = UInt64(max(0, options.maximumPixelCount))
+        var result = afi_result()
+        var pixels: UnsafeMutablePointer<UInt8>?
+        // The size the target is fitted to: the encoded size (a JPEG may decode smaller already).
+        var encodedSize: PixelSize?
+
+        let status: afi_status = data.withUnsafeBytes { raw in
+            let base = raw.bindMemory(to: UInt8.self).baseAddress!
+            switch format {
+            case .png:
+                return afi_png_decode(base, raw.count, limit, &pixels, &result)
+            case .gif:
+                return afi_gif_decode(base, raw.count, limit, &pixels, &result)
+            case .jpeg:
+                var eighths: UInt32 = 8
+                if let target = options.targetSize {
+                    var header = afi_result()
+                    if afi_jpeg_read_size(base, raw.count, &header) == AFI_OK {
+                        let encoded = PixelSize(width: Int(header.width), height: Int(header.height))
+                        encodedSize = encoded
+                        eighths = jpegScale(encoded: encoded, target: target)
+                    }
+                }
+                return afi_jpeg_decode(base, raw.count, limit, eighths, &pixels, &result)
+            }
+        }
+        try check(status, result: result, format: format, limit: options.maximumPixelCount)
+        guard let pixels else { throw .outOfMemory }
+        let size = PixelSize(width: Int(result.width), height: Int(result.height))
+        let byteCount = size.width * size.height * 4
+        // The buffer came from malloc in the C decoder; Data takes ownership and frees it.
+        var bytes = Data(bytesNoCopy: pixels, count: byteCount, deallocator: .free)
+
+        var final = size
+        if let target = options.targetSize {
+            final = target.fitting(encodedSize ?? size)
+            // Never enlarge what the decoder produced (a reduced JPEG decode is at least `final`).
+            final = PixelSize(width: min(final.width, size.width), height: min(final.height, size.height))
+            if final != size {
+                bytes = downsample(bytes, from: size, to: final)
+            }
+        }
+        return Image(width: final.width, height: final.height, scale: scale, bytes: bytes)
+    }
+
+    /// Decodes `data` on `queue` (default a global user-initiated queue), off the caller's thread.
+    /// Same results and errors as ``decode(_:scale:options:)``.
+    public static func decode(_ data: Data, scale: Double = 1, options: ImageDecodingOptions = ImageDecodingOptions(),
+                              on queue: DispatchQueue) async throws(ImageDecodingError) -> Image {
+        let result: Result<Image, ImageDecodingError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(ImageDecodingError) {
+                    continuation.resume(returning: .success(try decode(data, scale: scale, options: options)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads only the header: the encoded size of `data`, without decoding pixels.
+    /// - Throws: as ``decode(_:scale:options:)`` for the header's part of the data.
+    public static func encodedSize(of data: Data) throws(ImageDecodingError) -> PixelSize {
+        guard !data.isEmpty else { throw .empty }
+        guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
+        let bytes = [UInt8](data.prefix(32))
+        func bigEndian32(_ offset: Int) -> Int {
+            Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        }
+        switch format {
+        case .png:
+            // Signature (8), IHDR length (4) and type (4), then width and height, big-endian.
+            guard bytes.count >= 24 else { throw .truncated(format: .png, reason: "PNG header ends early") }
+            guard Array(bytes[12..<16]) == Array("IHDR".utf8) else { throw .corrupt(format: .png, reason: "first chunk is not IHDR") }
+            return PixelSize(width: bigEndian32(16), height: bigEndian32(20))
+        case .gif:
+            guard bytes.count >= 10 else { throw .truncated(format: .gif, reason: "GIF header ends early") }
+            return PixelSize(width: Int(bytes[6]) | Int(bytes[7]) << 8, height: Int(bytes[8]) | Int(bytes[9]) << 8)
+        case .jpeg:
+            var result = afi_result()
+            let status = data.withUnsafeBytes { raw in
+                afi_jpeg_read_size(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, &result)
+            }
+            try check(status, result: result, format: .jpeg, limit: Int.max)
+            return PixelSize(width: Int(result.width), height: Int(result.height))
+        }
+    }
+
+    /// The smallest libjpeg DCT scale (in eighths) whose output still covers the fitted target size,
+    /// so the box filter only ever shrinks.
+    static func jpegScale(encoded: PixelSize, target: PixelSize) -> UInt32 {
+        let fitted = target.fitting(encoded)
+        for eighths in 1...8 {
+            // libjpeg rounds scaled dimensions up.
+            let width = (encoded.width * eighths + 7) / 8
+            let height = (encoded.height * eighths + 7) / 8
+            if width >= fitted.width && height >= fitted.height { return UInt32(eighths) }
+        }
+        return 8
+    }
+
+    private static func downsample(_ source: Data, from: PixelSize, to: PixelSize) -> Data {
+        var destination = Data(count: to.width * to.height * 4)
+        source.withUnsafeBytes { src in
+            destination.withUnsafeMutableBytes { dst in
+                afi_box_downsample(src.bindMemory(to: UInt8.self).baseAddress!, UInt32(from.width), UInt32(from.height),
+                                   dst.bindMemory(to: UInt8.self).baseAddress!, UInt32(to.width), UInt32(to.height))
+            }
+        }
+        return destination
+    }
+
+    private static func check(_ status: afi_status, result: afi_result, format: ImageFormat,
+                              limit: Int) throws(ImageDecodingError) {
+        var copy = result
+        let message = withUnsafeBytes(of: &copy.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        switch status {
+        case AFI_OK: return
+        case AFI_TRUNCATED: throw .truncated(format: format, reason: message)
+        case AFI_TOO_LARGE: throw .tooLarge(width: Int(result.width), height: Int(result.height), maximumPixelCount: limit)
+        case AFI_OUT_OF_MEMORY: throw .outOfMemory
+        default: throw .corrupt(format: format, reason: message)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The encoded formats the decoder reads, recognised by their signature bytes (never by the
+/// response's content type, which servers get wrong).
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// PNG (libpng).
+    case png
+    /// JPEG/JFIF/Exif (libjpeg-turbo).
+    case jpeg
+    /// GIF 87a/89a, first frame.
+    case gif
+
+    /// The format `data` starts with, or `nil` when no decoder here reads it.
+    public init?(sniffing data: Data) {
+        let prefix = [UInt8](data.prefix(8))
+        if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if prefix.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8)) {
+            self = .gif
+        } else {
+            return nil
+        }
+    }
+}

@@ -1,3 +1,0 @@
-// Unit tests for AFActivityIndicator land here.
-import Testing
-@testable import AFActivityIndicator

@@ -1,3 +1,0 @@
-// Unit tests for AFImageLoading land here.
-import Testing
-@testable import AFImageLoading
