@@ -107,10 +107,17 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
             let error = storage.withLock { $0.unusableError } ?? CurlErrorMapping.error(.unknown, url: nil)
             controller.completeUnstartedTask(self, error: error)
             return
-        case .start: controller.startTask(self)
-        case .unpause: controller.unpauseTask(self)
+        case .start, .unpause:
+            break
         }
+        // Observers (the activity indicator, the event stream) hear "resumed" before the engine can
+        // possibly complete the transfer: announcing afterwards let a fast request finish first.
         controller.taskDidChangeRunState(self, resumed: true)
+        if action == .start {
+            controller.startTask(self)
+        } else {
+            controller.unpauseTask(self)
+        }
     }
 
     /// Pauses a running transfer: libcurl stops reading and writing the connection until ``resume()``.
