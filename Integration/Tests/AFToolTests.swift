@@ -186,4 +186,23 @@ import Testing
         let piped = try await af(["get", url])
         #expect(!text(piped.stderr).contains("\r"))
     }
+
+    @Test func repeatedRunsExitCleanly() async throws {
+        // Process exit tears down Foundation while session threads may still run: af quiesces its
+        // session first. Thirty runs, two at a time, must all exit 0 (a crash at exit shows as 139).
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let root = servers.certificates.rootCA.pem.path
+        let codes = try await withThrowingTaskGroup(of: [Int32].self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    var codes: [Int32] = []
+                    for _ in 0..<15 { codes.append(try await af(["get", url, "--cacert", root, "--raw"]).exitCode) }
+                    return codes
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(codes == Array(repeating: 0, count: 30))
+    }
 }
