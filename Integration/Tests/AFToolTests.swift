@@ -205,4 +205,15 @@ import Testing
         }
         #expect(codes == Array(repeating: 0, count: 30))
     }
+
+    @Test func httpVersionFlags() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let root = servers.certificates.rootCA.pem.path
+        let http11 = try await af(["head", url, "--cacert", root, "--http1.1"])
+        #expect(text(http11.stdout).hasPrefix("HTTP/1.1 200 no error\n"))
+        let automatic = try await af(["head", url, "--cacert", root])
+        #expect(text(automatic.stdout).hasPrefix("HTTP/2 200 no error\n"))
+        #expect(try await af(["head", url, "--http2", "--http1.1"]).exitCode == 64)
+    }
 }

@@ -66,6 +66,8 @@ struct RequestRunner {
         let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: serializer)
         manager.completionQueue = completionQueue
         if let limit = options.maxRedirects { manager.maximumRedirects = limit }
+        if options.http11 { manager.httpVersion = .http1_1 }
+        if options.http2 { manager.httpVersion = .http2 }
         if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
         return manager
     }
