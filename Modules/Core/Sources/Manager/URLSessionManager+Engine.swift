@@ -233,7 +233,12 @@ extension URLSessionManager: TaskControlling, EngineEvents {
                                                 userInfo: userInfo.value)
                 emit(.completed(task, error: finalError))
             }
-            queue.async(group: group, execute: deliver)
+            if queue === processingQueue {
+                // Already there (the async API's default): a second hop would only cost a thread wake-up.
+                deliver()
+            } else {
+                queue.async(group: group, execute: deliver)
+            }
         }
     }
 
