@@ -100,11 +100,8 @@ final class Transfer {
         requestURLString = url.absoluteString
         afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB). libcurl allocates
-        // this buffer for every transfer and frees it after; just under 64 KiB, because glibc's free()
-        // consolidates every fastbin on each free of a chunk of 64 KiB or more (seen in profiles of
-        // small requests as malloc_consolidate).
-        afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 63 * 1024)
+        // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
+        afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 64 * 1024)
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
