@@ -20,6 +20,20 @@ struct DataTaskTests {
         task.cancel()
     }
 
+    @Test func repeatedHeaderNamesAreJoinedUnderTheFirstSpelling() async throws {
+        let result = await complete(makeManager(), URLRequest(url: sharedServer.url("/many-headers")))
+        let response = try #require(result.response)
+        let fields = response.allHeaderFields
+        #expect(fields["X-H1"] as? String == "1")
+        #expect(fields["X-H2"] as? String == "2, two")
+        #expect(fields["X-H3"] as? String == "3, again")
+        #expect(fields["X-H20"] as? String == "20")
+        #expect(fields["X-DUP"] as? String == "a, b")
+        #expect(fields.keys.compactMap { $0 as? String }.filter { $0.lowercased().hasPrefix("x-") }.count == 21)
+        #expect(fields["x-h2"] == nil)
+        #expect(fields["x-dup"] == nil)
+    }
+
     @Test func completedTaskReportsStateCountsAndMetrics() async throws {
         let manager = makeManager()
         let box = Protected<SessionDataTask?>(nil)

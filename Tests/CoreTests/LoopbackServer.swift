@@ -202,6 +202,12 @@ final class LoopbackServer: Sendable {
             return true
         case "json":
             return reply(client, headers: [("Content-Type", "application/json")], body: Data(#"{"values":[1,2,3]}"#.utf8))
+        case "many-headers":
+            // More names than the engine searches linearly, with repeats in other spellings before and after.
+            var headers = (1...20).map { ("X-H\($0)", "\($0)") }
+            headers.insert(("x-h2", "two"), at: 3)
+            headers += [("X-DUP", "a"), ("x-dup", "b"), ("X-h3", "again"), ("Content-Type", "text/plain")]
+            return reply(client, headers: headers)
         case "cookie":
             return reply(client, headers: [("Set-Cookie", "session=abc; Path=/"), ("Content-Type", "text/plain")])
         case "auth":

@@ -23,6 +23,9 @@ final class SessionEngine: @unchecked Sendable {
         case invalidate(cancelingTasks: Bool)
     }
 
+    /// What a sender has to do after queueing a command.
+    private enum Wake { case none, poll, startThread }
+
     private struct Inbox {
         var commands: [Command] = []
         var threadStarted = false
@@ -76,22 +79,28 @@ final class SessionEngine: @unchecked Sendable {
 
     @discardableResult
     private func send(_ command: Command, evenIfInvalidated: Bool = false) -> Bool {
-        let (accepted, startThread): (Bool, Bool) = inbox.withLock { inbox in
-            if inbox.invalidated && !(evenIfInvalidated && !inbox.invalidationSent) { return (false, false) }
+        let (accepted, wake): (Bool, Wake) = inbox.withLock { inbox in
+            if inbox.invalidated && !(evenIfInvalidated && !inbox.invalidationSent) { return (false, .none) }
             if case .invalidate = command { inbox.invalidationSent = true }
             if case .invalidate = command { inbox.invalidated = true }
+            // Only the command that makes the inbox non-empty wakes the engine: the engine drains the
+            // whole inbox after every wake-up, so a burst of commands costs one wake-up, not one each.
+            let wasEmpty = inbox.commands.isEmpty
             inbox.commands.append(command)
-            if inbox.threadStarted { return (true, false) }
+            if inbox.threadStarted { return (true, wasEmpty ? .poll : .none) }
             inbox.threadStarted = true
-            return (true, true)
+            return (true, .startThread)
         }
         guard accepted else { return false }
-        if startThread {
+        switch wake {
+        case .startThread:
             let thread = Thread { [self] in run() }
             thread.name = "AFCore.engine"  // Linux thread names hold 15 bytes
             thread.start()
-        } else {
+        case .poll:
             curl_multi_wakeup(multi)
+        case .none:
+            break
         }
         return true
     }
@@ -233,7 +242,7 @@ final class SessionEngine: @unchecked Sendable {
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
         if !cancelled && code == CURLE_OK, let head = transfer.lastHead,
-           [301, 302, 303, 307, 308, 401].contains(head.statusCode), let response = head.response,
+           Transfer.isRedirect(head.statusCode) || head.statusCode == 401, let response = head.response,
            retry(transfer, after: response) {
             return
         }
@@ -305,7 +314,7 @@ final class SessionEngine: @unchecked Sendable {
     private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
         guard let events else { return false }
         let status = response.statusCode
-        if events.followsRedirectsManually, [301, 302, 303, 307, 308].contains(status),
+        if events.followsRedirectsManually, Transfer.isRedirect(status),
            let location = response.value(forHTTPHeaderField: "Location"),
            let target = URL(string: location, relativeTo: response.url ?? transfer.request.url)?.absoluteURL {
             guard transfer.redirectCount < transfer.maximumRedirects else {

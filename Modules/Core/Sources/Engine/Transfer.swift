@@ -22,10 +22,13 @@ final class Transfer {
     // Response assembly
     private var statusCode = 0
     private var httpVersion = "HTTP/1.1"
-    private var headerFields: [String: String] = [:]
+    /// The block's headers in arrival order: each name as first spelled, repeated names' values joined
+    /// with ", ". A short list is searched linearly: cheaper than hashing every name twice.
+    private var headerEntries: [(lowered: String, name: String, value: String)] = []
+    /// Lowercased name -> index in `headerEntries`, built only for blocks with many headers.
+    private var headerIndex: [String: Int] = [:]
+    private static let linearSearchLimit = 16
     private var setCookieLines: [String] = []
-    /// Lowercased header name -> the spelling first seen (duplicates are joined with ", ").
-    private var headerKeys: [String: String] = [:]
     private var locationHeader: String?
     private var authenticateHeader: String?
     private(set) var finalHead: ResponseHead?
@@ -72,6 +75,8 @@ final class Transfer {
         self.handle = handle
         self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         self.isDownload = task is SessionDownloadTask
+        // A typical response has a dozen headers: growing from empty rehashes the tables several times.
+        headerEntries.reserveCapacity(Self.linearSearchLimit)
     }
 
     var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -307,26 +312,60 @@ final class Transfer {
         let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
         let name = String(decoding: nameBytes, as: UTF8.self)
         let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-        let lowered = String(decoding: nameBytes.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let lowered = Self.asciiLowercased(nameBytes, spelled: name)
         switch lowered {
         case "set-cookie": setCookieLines.append(value)
         case "location": locationHeader = value
         case "www-authenticate": authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
         default: break
         }
-        if let key = headerKeys[lowered] {
-            headerFields[key] = headerFields[key].map { $0 + ", " + value } ?? value
+        if let existing = indexOfHeader(lowered) {
+            headerEntries[existing].value += ", " + value
         } else {
-            headerKeys[lowered] = name
-            headerFields[name] = value
+            if !headerIndex.isEmpty { headerIndex[lowered] = headerEntries.count }
+            headerEntries.append((lowered, name, value))
         }
         return true
     }
 
+    /// Where the header named `lowered` (lowercased) is in `headerEntries`.
+    private func indexOfHeader(_ lowered: String) -> Int? {
+        if headerEntries.count <= Self.linearSearchLimit {
+            return headerEntries.firstIndex { $0.lowered == lowered }
+        }
+        if headerIndex.isEmpty {
+            // Holds every entry from now on (receiveHeaderLine adds each new one).
+            for (index, entry) in headerEntries.enumerated() { headerIndex[entry.lowered] = index }
+        }
+        return headerIndex[lowered]
+    }
+
+    /// Whether `status` is a redirect libcurl or the redirect hook follows (a switch: an array literal
+    /// here may be allocated on every response).
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
+    /// `bytes` (a header name) with ASCII letters lowercased; `spelled` itself when it has no capital
+    /// (no copy). Written into the string's own storage: a lazily mapped sequence takes String's slow
+    /// non-contiguous path, which showed up in profiles of small requests.
+    private static func asciiLowercased(_ bytes: UnsafeRawBufferPointer, spelled: String) -> String {
+        guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return spelled }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+    }
+
     private func beginHeaderBlock() {
         statusCode = 0
-        headerFields.removeAll(keepingCapacity: true)
-        headerKeys.removeAll(keepingCapacity: true)
+        headerEntries.removeAll(keepingCapacity: true)
+        headerIndex.removeAll()
         setCookieLines.removeAll()
         locationHeader = nil
         authenticateHeader = nil
@@ -340,12 +379,14 @@ final class Transfer {
         if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
             url = moved
         }
+        var headerFields = [String: String](minimumCapacity: headerEntries.count)
+        for entry in headerEntries { headerFields[entry.name] = entry.value }
         let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
         lastHead = head
         storeCookies(url: url)
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
-        if !followsRedirectsManually, [301, 302, 303, 307, 308].contains(statusCode), locationHeader != nil {
+        if !followsRedirectsManually, Self.isRedirect(statusCode), locationHeader != nil {
             return true
         }
         if statusCode == 401, credential != nil, !digestChallengeSeen,

@@ -233,14 +233,20 @@ extension URLSessionManager: TaskControlling, EngineEvents {
                                                 userInfo: userInfo.value)
                 emit(.completed(task, error: finalError))
             }
-            queue.async(group: group, execute: deliver)
+            if queue === processingQueue {
+                // Already there (the async API's default): a second hop would only cost a thread wake-up.
+                deliver()
+            } else {
+                queue.async(group: group, execute: deliver)
+            }
         }
     }
 
     private func notificationUserInfo(serializer: any ResponseSerializing, data: Data?, object: (any Sendable)?,
                                       error: (any Error)?, fileURL: URL?,
                                       metrics: SessionTaskMetrics?) -> UncheckedUserInfo {
-        var info: [String: Any] = [NetworkingTaskDidCompleteKey.responseSerializer: serializer]
+        // Keyed by AnyHashable as Notification stores it: a [String: Any] would be converted on every post.
+        var info: [AnyHashable: Any] = [NetworkingTaskDidCompleteKey.responseSerializer: serializer]
         if let data, !data.isEmpty { info[NetworkingTaskDidCompleteKey.responseData] = data }
         if let error { info[NetworkingTaskDidCompleteKey.error] = error }
         if let fileURL { info[NetworkingTaskDidCompleteKey.assetPath] = fileURL }
@@ -254,5 +260,5 @@ extension URLSessionManager: TaskControlling, EngineEvents {
 private struct UncheckedUserInfo: @unchecked Sendable {
     // @unchecked Sendable: built once from Sendable values (serializer, Data, errors, URL, metrics) and
     // only read after.
-    let value: [String: Any]
+    let value: [AnyHashable: Any]
 }
