@@ -364,3 +364,50 @@ struct OperationBatchTests {
         #expect(failure == -1000)
     }
 }
+
+@Suite("Operation hooks")
+struct OperationHookTests {
+    @Test("the redirect closure can stop at the redirect response")
+    func redirectStops() async {
+        let seen = Protected<[Int]>([])
+        let operation = loopbackOperation("/redirect")
+        operation.responseSerializer = DataResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
+        operation.setRedirectResponseBlock { _, request, response in
+            seen.withLock { $0.append(response.statusCode) }
+            #expect(request.url?.path == "/bytes/5")
+            return nil
+        }
+        let result = await outcome(of: operation) { operation.start() }
+        #expect(result.succeeded)
+        #expect(seen.withLock { $0 } == [302])
+        #expect(operation.response?.statusCode == 302)
+    }
+
+    @Test("redirects are followed without a closure")
+    func redirectFollowed() async {
+        let operation = loopbackOperation("/redirect")
+        let result = await outcome(of: operation) { operation.start() }
+        #expect(result.object as? Data == LoopbackServer.pattern(5))
+    }
+
+    @Test("the credential answers a Basic challenge; the challenge closure replaces it")
+    func authentication() async {
+        let operation = loopbackOperation("/auth")
+        operation.credential = URLCredential(user: "user", password: "passwd", persistence: .none)
+        let result = await outcome(of: operation) { operation.start() }
+        #expect(operation.responseString == "authenticated")
+        #expect(result.succeeded)
+
+        let rejecting = loopbackOperation("/auth")
+        rejecting.credential = URLCredential(user: "user", password: "passwd", persistence: .none)
+        let realms = Protected<[String?]>([])
+        rejecting.setWillSendRequestForAuthenticationChallengeBlock { _, challenge in
+            realms.withLock { $0.append(challenge.protectionSpace.realm) }
+            return (.rejectProtectionSpace, nil)
+        }
+        let rejected = await outcome(of: rejecting) { rejecting.start() }
+        #expect(!rejected.succeeded)
+        #expect(rejecting.response?.statusCode == 401)
+        #expect(realms.withLock { $0 } == ["Fake Realm"])
+    }
+}

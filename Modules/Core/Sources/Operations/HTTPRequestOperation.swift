@@ -395,40 +395,43 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
     private func isCurrent(_ task: SessionTask) -> Bool { run.withLock { $0.task === task } }
 
     /// Engine thread: the final response arrived. A resumed transfer that is not answered with 206
-    /// starts the body over.
+    /// starts the body over. Checked and done under the run lock, so a pause cannot slip in between.
     private func transfer(_ task: SessionDataTask, didReceive response: URLResponse) -> URLSession.ResponseDisposition {
-        let sink: OperationOutputSink?? = run.withLock { run in
-            guard run.task === task else { return .none }
+        run.withLock { run in
+            guard run.task === task else { return .cancel }
             run.response = response as? HTTPURLResponse
-            let restarts = run.requestedOffset > 0 && run.response?.statusCode != 206
-            return .some(restarts ? run.sink : nil)
-        }
-        guard case .some(let restarting) = sink else { return .cancel }
-        if let restarting {
+            guard run.requestedOffset > 0, run.response?.statusCode != 206, let sink = run.sink else { return .allow }
             do {
-                try restarting.restart()
+                try sink.restart()
+                return .allow
             } catch {
-                run.withLock { $0.outputError = error }
+                run.outputError = error
                 return .cancel
             }
         }
-        return .allow
     }
 
-    /// Engine thread: a chunk of the body arrived.
+    /// Engine thread: a chunk of the body arrived. Written under the run lock: once a pause detached the
+    /// transfer, no stale chunk can change the offset the next transfer asks for.
     private func transfer(_ task: SessionDataTask, didReceive data: Data) {
-        guard let sink = run.withLock({ $0.task === task ? $0.sink : nil }) else { return }
-        do {
-            try sink.write(data)
-        } catch {
-            run.withLock { $0.outputError = error }
-            task.cancel()
+        let written: (total: Int64, offset: Int64)? = run.withLock { run in
+            guard run.task === task, let sink = run.sink else { return nil }
+            do {
+                try sink.write(data)
+            } catch {
+                run.outputError = error
+                return nil
+            }
+            return (sink.bytesWritten, run.requestedOffset)
+        }
+        guard let written else {
+            if run.withLock({ $0.outputError != nil && $0.task === task }) { task.cancel() }
             return
         }
         guard let progress = settings.withLock({ $0.downloadProgress }) else { return }
-        let (offset, expected) = run.withLock { ($0.requestedOffset, task.countOfBytesExpectedToReceive) }
-        let restarted = sink.bytesWritten < offset
-        progress(data.count, sink.bytesWritten, expected < 0 ? -1 : expected + (restarted ? 0 : offset))
+        let expected = task.countOfBytesExpectedToReceive
+        let restarted = written.total < written.offset
+        progress(data.count, written.total, expected < 0 ? -1 : expected + (restarted ? 0 : written.offset))
     }
 
     /// Callback queue: a transfer ended. Ignored for a transfer a pause or cancel already detached.
