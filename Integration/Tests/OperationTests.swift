@@ -267,4 +267,44 @@ struct OperationTests {
         #expect(!missing.succeeded)
         #expect(missing.error?.code == -1011)
     }
+
+    @Test func securityPolicyDecidesTheOperationsTLSHandshake() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/health", scenario: .valid)
+        var trusting = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [
+            try SecurityPolicy.certificate(fromDER: Data(contentsOf: servers.certificates.rootCA.der)),
+        ])
+        trusting.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.der)
+        let accepted = operation(url)
+        accepted.securityPolicy = trusting
+        let ok = await result(of: accepted) { accepted.start() }
+        #expect(ok.succeeded)
+        #expect(accepted.responseData == Data("ok\n".utf8))
+
+        // The default policy trusts only the system store, which does not hold the harness root.
+        let rejected = operation(url)
+        rejected.securityPolicy = SecurityPolicy.default
+        let failed = await result(of: rejected) { rejected.start() }
+        #expect(failed.error?.domain == NSURLErrorDomain)
+        #expect(failed.error?.code == -1202)
+    }
+
+    @Test func credentialAnswersHTTPBinBasicAndDigestChallenges() async throws {
+        let servers = try await IntegrationServers.shared()
+        for path in ["/basic-auth/user/passwd", "/digest-auth/auth/user/passwd"] {
+            let made = operation(servers.httpbin.url(path))
+            made.credential = URLCredential(user: "user", password: "passwd", persistence: .none)
+            let outcome = await result(of: made) { made.start() }
+            #expect(outcome.succeeded, "\(path)")
+            let body = try #require(made.responseData)
+            let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            #expect(json?["authenticated"] as? Bool == true, "\(path)")
+            #expect(json?["user"] as? String == "user", "\(path)")
+        }
+        let wrong = operation(servers.httpbin.url("/basic-auth/user/passwd"))
+        wrong.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
+        let refused = await result(of: wrong) { wrong.start() }
+        #expect(refused.error?.code == -1011)
+        #expect(wrong.response?.statusCode == 401)
+    }
 }
