@@ -186,4 +186,34 @@ import Testing
         let piped = try await af(["get", url])
         #expect(!text(piped.stderr).contains("\r"))
     }
+
+    @Test func repeatedRunsExitCleanly() async throws {
+        // Process exit tears down Foundation while session threads may still run: af quiesces its
+        // session first. Thirty runs, two at a time, must all exit 0 (a crash at exit shows as 139).
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let root = servers.certificates.rootCA.pem.path
+        let codes = try await withThrowingTaskGroup(of: [Int32].self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    var codes: [Int32] = []
+                    for _ in 0..<15 { codes.append(try await af(["get", url, "--cacert", root, "--raw"]).exitCode) }
+                    return codes
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(codes == Array(repeating: 0, count: 30))
+    }
+
+    @Test func httpVersionFlags() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
+        let root = servers.certificates.rootCA.pem.path
+        let http11 = try await af(["head", url, "--cacert", root, "--http1.1"])
+        #expect(text(http11.stdout).hasPrefix("HTTP/1.1 200 no error\n"))
+        let automatic = try await af(["head", url, "--cacert", root])
+        #expect(text(automatic.stdout).hasPrefix("HTTP/2 200 no error\n"))
+        #expect(try await af(["head", url, "--http2", "--http1.1"]).exitCode == 64)
+    }
 }

@@ -13,6 +13,18 @@ struct ImageCommand: AsyncParsableCommand {
 
     func run() async throws {
         let downloader = ImageDownloader.default
+        // Quiesce the downloader's session before the process exits (see URLSessionManager.shutDown).
+        let session = downloader.sessionManager as? URLSessionManager
+        do {
+            try await fetchAll(with: downloader)
+        } catch {
+            await session?.shutDown(draining: nil)
+            throw error
+        }
+        await session?.shutDown(draining: nil)
+    }
+
+    private func fetchAll(with downloader: ImageDownloader) async throws {
         var last: Image?
         for text in urls {
             guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not an absolute URL.") }

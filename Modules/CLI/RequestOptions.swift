@@ -33,6 +33,10 @@ struct RequestOptions: ParsableArguments {
 
     @Option(name: .long, help: "Idle timeout in seconds (the request fails with -1001 after it).")
     var timeout: Double?
+    @Flag(name: .customLong("http2"), help: "Ask for HTTP/2 also in clear text (h2c upgrade); over TLS it is the default.")
+    var http2 = false
+    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only, also over TLS.")
+    var http11 = false
     @Option(name: .long, help: "How many redirects to follow (default 16).")
     var maxRedirects: Int?
     @Option(name: .long, help: "Basic authentication as user:password.")
@@ -44,6 +48,7 @@ struct RequestOptions: ParsableArguments {
         if [json, form, multipart].filter({ $0 }).count > 1 {
             throw ValidationError("Choose one of --json, --form and --multipart.")
         }
+        if http2 && http11 { throw ValidationError("Choose one of --http2 and --http1.1.") }
         if `continue` && download == nil { throw ValidationError("--continue needs --download PATH.") }
         if let user, !user.contains(":") { throw ValidationError("--user takes user:password.") }
         for item in items {

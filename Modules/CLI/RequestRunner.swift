@@ -14,9 +14,18 @@ struct RequestRunner {
             throw ValidationError("'\(options.url)' is not an absolute URL.")
         }
         let url = Self.appendingQuery(items.query, to: parsed)
-        let manager = try makeManager(host: url.host)
-        defer { manager.invalidateSession(cancelingTasks: true, resetSession: false) }
+        let completionQueue = DispatchQueue(label: "af.completion")
+        let manager = try makeManager(host: url.host, completionQueue: completionQueue)
+        do {
+            try await perform(url: url, items: items, on: manager)
+        } catch {
+            await manager.shutDown(draining: completionQueue)
+            throw error
+        }
+        await manager.shutDown(draining: completionQueue)
+    }
 
+    private func perform(url: URL, items: RequestItems, on manager: URLSessionManager) async throws {
         if let path = options.download {
             try await DownloadRunner(manager: manager, request: try plainRequest(url: url, items: items),
                                      destination: URL(fileURLWithPath: path), resume: options.continue,
@@ -49,14 +58,16 @@ struct RequestRunner {
 
     // MARK: Building
 
-    private func makeManager(host: String?) throws -> URLSessionManager {
+    private func makeManager(host: String?, completionQueue: DispatchQueue) throws -> URLSessionManager {
         let configuration = URLSessionConfiguration.default
         if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
         // Any status comes back as data: af prints error bodies too and exits with its own code.
         let serializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
         let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: serializer)
-        manager.completionQueue = DispatchQueue(label: "af.completion")
+        manager.completionQueue = completionQueue
         if let limit = options.maxRedirects { manager.maximumRedirects = limit }
+        if options.http11 { manager.httpVersion = .http1_1 }
+        if options.http2 { manager.httpVersion = .http2 }
         if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
         return manager
     }

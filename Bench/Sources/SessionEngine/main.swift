@@ -291,6 +291,28 @@ func foundationFile(_ destination: URL) -> Double {
     }
 }
 
+// MARK: AsyncHTTPClient (Bench/Peers/AsyncHTTPClientPeer, built by Scripts/bench; path in AF_AHC_PEER)
+
+let asyncHTTPClient = "AsyncHTTPClient"
+let ahcPeer = ProcessInfo.processInfo.environment["AF_AHC_PEER"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+
+/// Runs the AsyncHTTPClient peer (`ahc-peer URL REQUESTS CONCURRENCY`, which prints
+/// `RESULT <requests> <bytes> <seconds>`); nil when the peer is not built.
+func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds: Double, bytes: Int)? {
+    guard let ahcPeer else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ahcPeer)
+    process.arguments = [url.absoluteString, "\(requests)", "\(concurrency)"]
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: data, as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard fields.count == 4, fields[0] == "RESULT", let bytes = Int(fields[2]), let seconds = Double(fields[3]) else { return nil }
+    return (seconds, bytes)
+}
+
 // MARK: The run
 
 let downloadTarget = work.appendingPathComponent("download.bin")
@@ -342,11 +364,17 @@ let cSequential = runPeer(["get", "\(sequentialCount)", "1", smallURL.absoluteSt
 record(workloads.sequential, "libcurl multi (C)", seconds: cSequential.seconds, requests: sequentialCount)
 record(workloads.sequential, ours, seconds: oursSequential(sequentialCount), requests: sequentialCount)
 record(workloads.sequential, foundation, seconds: foundationSequential(sequentialCount), requests: sequentialCount)
+if let peer = runAsyncHTTPClient(smallURL, requests: sequentialCount, concurrency: 1) {
+    record(workloads.sequential, asyncHTTPClient, seconds: peer.seconds, requests: sequentialCount)
+}
 
 let cParallel = runPeer(["get", "\(parallelCount)", "\(parallelism)", smallURL.absoluteString])
 record(workloads.parallel, "libcurl multi (C)", seconds: cParallel.seconds, requests: parallelCount)
 record(workloads.parallel, ours, seconds: oursParallel(parallelCount), requests: parallelCount)
 record(workloads.parallel, foundation, seconds: foundationParallel(parallelCount), requests: parallelCount)
+if let peer = runAsyncHTTPClient(smallURL, requests: parallelCount, concurrency: parallelism) {
+    record(workloads.parallel, asyncHTTPClient, seconds: peer.seconds, requests: parallelCount)
+}
 
 let cMemory = runPeer(["mem", memoryURL.absoluteString])
 record(workloads.memory, "libcurl multi (C)", seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss)
@@ -356,6 +384,10 @@ record(workloads.memory, ours, seconds: oursMemorySeconds, bytes: memorySize, rs
 resetPeakRSS()
 let foundationMemorySeconds = foundationMemory()
 record(workloads.memory, foundation, seconds: foundationMemorySeconds, bytes: memorySize, rss: peakResidentBytes())
+// The peer counts the body's bytes as they stream in rather than collecting them: an upper bound for it.
+if let peer = runAsyncHTTPClient(memoryURL, requests: 1, concurrency: 1) {
+    record(workloads.memory, asyncHTTPClient, seconds: peer.seconds, bytes: peer.bytes)
+}
 
 printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
            rows: rows, ratioTo: "libcurl multi (C)")

@@ -39,6 +39,8 @@ const long afc_auth_basic = (long)CURLAUTH_BASIC;
 const long afc_auth_digest = (long)CURLAUTH_DIGEST;
 const long afc_pipe_multiplex = CURLPIPE_MULTIPLEX;
 const long afc_http_version_2tls = CURL_HTTP_VERSION_2TLS;
+const long afc_http_version_1_1 = CURL_HTTP_VERSION_1_1;
+const long afc_http_version_2_0 = CURL_HTTP_VERSION_2_0;
 
 // MARK: trust hook
 

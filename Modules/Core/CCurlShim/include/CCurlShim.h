@@ -40,6 +40,8 @@ extern const long afc_auth_basic;
 extern const long afc_auth_digest;
 extern const long afc_pipe_multiplex;
 extern const long afc_http_version_2tls;
+extern const long afc_http_version_1_1;
+extern const long afc_http_version_2_0;
 
 // MARK: the TLS trust hook
 /// Decides a server's chain: `ders[i]`/`lengths[i]` is certificate i as the server sent it (leaf first);

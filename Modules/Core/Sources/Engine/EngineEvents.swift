@@ -11,6 +11,8 @@ protocol EngineEvents: AnyObject, Sendable {
     var followsRedirectsManually: Bool { get }
     /// How many redirects a transfer follows before failing with -1007.
     var maximumRedirects: Int { get }
+    /// Which HTTP version transfers ask for.
+    var httpVersion: HTTPVersionPreference { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).

@@ -108,7 +108,11 @@ final class Transfer {
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
-        afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
+        switch events.httpVersion {
+        case .automatic: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
+        case .http1_1: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
+        case .http2: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2_0)
+        }
 
         // Redirects: libcurl follows unless a hook decides each one.
         if followsRedirectsManually {

@@ -30,6 +30,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var completionGroup: DispatchGroup?
         var maximumRedirects = 16
         var discardsReceivedBody = false
+        var httpVersion = HTTPVersionPreference.automatic
         var hooks = HooksSnapshot(SessionManagerHooks())
     }
 
@@ -102,6 +103,13 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var completionQueue: DispatchQueue? {
         get { settings.withLock { $0.completionQueue } }
         set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// Which HTTP version transfers ask for. Default ``HTTPVersionPreference/automatic`` (HTTP/2 over
+    /// TLS when the server offers it, HTTP/1.1 in clear). Applies to transfers started afterwards.
+    public var httpVersion: HTTPVersionPreference {
+        get { settings.withLock { $0.httpVersion } }
+        set { settings.withLock { $0.httpVersion = newValue } }
     }
 
     /// How many redirects a task follows before failing with `URLError(.httpTooManyRedirects)` (-1007).
