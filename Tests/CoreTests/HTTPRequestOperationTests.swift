@@ -221,6 +221,17 @@ struct HTTPRequestOperationTests {
         #expect(written == LoopbackServer.pattern(70000))
     }
 
+    @Test("an output file that cannot be created fails the operation with a file error")
+    func unwritableOutput() async {
+        let operation = loopbackOperation("/bytes/10")
+        operation.output = .file(URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/body.bin"))
+        let result = await outcome(of: operation) { operation.start() }
+        #expect(!result.succeeded)
+        #expect(result.error?.domain == NSCocoaErrorDomain)
+        #expect(result.error?.code == CocoaError.fileWriteUnknown.rawValue)
+        #expect(operation.isFinished)
+    }
+
     @Test("download progress reaches the body length; upload progress the sent length")
     func progressClosures() async {
         let received = Protected<(calls: Int, total: Int64, expected: Int64, sum: Int)>((0, 0, 0, 0))
