@@ -258,11 +258,31 @@ struct HTTPRequestOperationTests {
         #expect(sent.withLock { $0 } == 30000)
     }
 
+    @Test("start and finish are posted once each for a plain run; a cancelled one only finishes")
+    func notifications() async {
+        let operation = loopbackOperation("/bytes/10")
+        let started = NotificationCounter(.networkingOperationDidStart, object: operation)
+        let finished = NotificationCounter(.networkingOperationDidFinish, object: operation)
+        _ = await outcome(of: operation) { operation.start() }
+        #expect(started.value == 1)
+        #expect(finished.value == 1)
+
+        let cancelled = loopbackOperation("/bytes/10")
+        let cancelledStarts = NotificationCounter(.networkingOperationDidStart, object: cancelled)
+        let cancelledFinishes = NotificationCounter(.networkingOperationDidFinish, object: cancelled)
+        cancelled.cancel()
+        _ = await outcome(of: cancelled) { cancelled.start() }
+        #expect(cancelledStarts.value == 0)
+        #expect(cancelledFinishes.value == 1)
+    }
+
     @Test("pause then resume against a server ignoring Range restarts the body and ends complete")
     func pauseResumeRestart() async throws {
         let length = 400_000
         let operation = loopbackOperation("/slow/\(length)")
         let paused = Protected(false)
+        let started = NotificationCounter(.networkingOperationDidStart, object: operation)
+        let finished = NotificationCounter(.networkingOperationDidFinish, object: operation)
         operation.setDownloadProgressBlock { _, total, _ in
             if total > 50_000, !paused.withLock({ $0 }) {
                 paused.withLock { $0 = true }
@@ -282,6 +302,9 @@ struct HTTPRequestOperationTests {
         #expect(result.succeeded)
         #expect(operation.response?.statusCode == 200)
         #expect(operation.responseData == LoopbackServer.pattern(length))
+        // AFNetworking posts "finish" for the pause too.
+        #expect(started.value == 2)
+        #expect(finished.value == 2)
     }
 
     @Test("the If-Range validator is the ETag, found whatever its header case, else Last-Modified")

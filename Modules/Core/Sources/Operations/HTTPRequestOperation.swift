@@ -233,10 +233,11 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
         guard begin else { return }
         if cancelled {
             run.withLock { $0.transportError = URLError(.cancelled, userInfo: cancellationInfo()) }
-            move(to: .finished)
+            if move(to: .finished) { NotificationCenter.default.post(name: .networkingOperationDidFinish, object: self) }
             return
         }
         guard move(to: .executing) else { return }
+        NotificationCenter.default.post(name: .networkingOperationDidStart, object: self)
         beginTransfer()
     }
 
@@ -261,16 +262,17 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
     /// when finished, already paused or cancelled.
     public func pause() {
         guard !isCancelled else { return }
-        let task: SessionDataTask?? = run.withLock { run in
-            guard run.state == .ready || run.state == .executing else { return .none }
+        let paused: (task: SessionDataTask?, wasExecuting: Bool)? = run.withLock { run in
+            guard run.state == .ready || run.state == .executing else { return nil }
             let task = run.task
             run.task = nil
             run.continuesAfterPause = true
             run.validator = run.response.flatMap(Self.validator(of:)) ?? run.validator
-            return .some(task)
+            return (task, run.state == .executing)
         }
-        guard case .some(let current) = task, move(to: .paused) else { return }
-        current?.cancel()
+        guard let paused, move(to: .paused) else { return }
+        paused.task?.cancel()
+        if paused.wasExecuting { NotificationCenter.default.post(name: .networkingOperationDidFinish, object: self) }
     }
 
     /// Resumes a paused operation: back to ready, then, if it had started, the transfer continues from
@@ -311,7 +313,7 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
             return run.manager
         }
         manager?.invalidateSession(cancelingTasks: true)
-        move(to: .finished)
+        if move(to: .finished) { NotificationCenter.default.post(name: .networkingOperationDidFinish, object: self) }
     }
 
     private func cancellationInfo() -> [String: Any] {
