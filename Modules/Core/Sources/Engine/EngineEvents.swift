@@ -15,6 +15,8 @@ protocol EngineEvents: AnyObject, Sendable {
     var httpVersion: HTTPVersionPreference { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
+    /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).
+    var keepsReceivedBody: Bool { get }
 
     /// The final response's headers arrived (`task.response` builds the response on demand). Return false
     /// to cancel the task.

@@ -60,6 +60,7 @@ final class Transfer {
     /// Hook presence, read once per attempt (the callbacks run often).
     private var followsRedirectsManually = false
     private var wantsReceivedData = false
+    private var keepsReceivedBody = true
     private(set) var maximumRedirects = 16
     var credential: URLCredential?
     var authenticationFailures = 0
@@ -94,6 +95,7 @@ final class Transfer {
         resetResponse()
         followsRedirectsManually = events.followsRedirectsManually
         wantsReceivedData = events.wantsReceivedData
+        keepsReceivedBody = events.keepsReceivedBody
         maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
@@ -406,7 +408,7 @@ final class Transfer {
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
         let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
-        if !isDownload, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
+        if !isDownload, keepsReceivedBody, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
         task.updateStorage { state in
             state.responseHead = head
             state.countOfBytesExpectedToReceive = expected
@@ -440,7 +442,7 @@ final class Transfer {
                 offset += written
             }
         } else {
-            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            if keepsReceivedBody { body.append(bytes.assumingMemoryBound(to: UInt8.self)) }
             if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
         return bytes.count

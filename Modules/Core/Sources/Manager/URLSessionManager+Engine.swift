@@ -50,6 +50,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
 
     var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
+    var keepsReceivedBody: Bool { !discardsReceivedBody }
 
     func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool {
         let hooks = currentHooks

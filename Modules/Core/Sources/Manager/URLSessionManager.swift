@@ -29,6 +29,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var maximumRedirects = 16
+        var discardsReceivedBody = false
         var httpVersion = HTTPVersionPreference.automatic
         var hooks = HooksSnapshot(SessionManagerHooks())
     }
@@ -116,6 +117,14 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var maximumRedirects: Int {
         get { settings.withLock { $0.maximumRedirects } }
         set { settings.withLock { $0.maximumRedirects = max(0, newValue) } }
+    }
+
+    /// Data tasks started afterwards hand their completion an empty body: the
+    /// ``SessionManagerHooks/dataTaskDidReceiveData`` hook consumes each chunk instead (operations stream
+    /// to their output this way without holding the body twice).
+    var discardsReceivedBody: Bool {
+        get { settings.withLock { $0.discardsReceivedBody } }
+        set { settings.withLock { $0.discardsReceivedBody = newValue } }
     }
 
     /// The group completion handlers run in; nil (the default) means a private group.

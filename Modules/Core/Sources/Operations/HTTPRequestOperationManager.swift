@@ -1,0 +1,261 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// Runs HTTP requests under one base URL as ``HTTPRequestOperation``s on its ``operationQueue``
+/// (AFHTTPRequestOperationManager, AFNetworking 2.x).
+///
+/// Paths resolve against ``baseURL`` as in ``HTTPSessionManager`` (RFC 3986 relative resolution, a
+/// trailing `/` added to a base path). Each verb builds the request with ``requestSerializer``, makes an
+/// operation with the manager's options (response serializer, security policy, credential, completion
+/// queue and group), adds it to the queue and returns it; when the request cannot be built it returns nil
+/// and `failure(nil, error)` runs asynchronously on the completion queue.
+///
+/// Threading: every member is safe from any thread.
+open class HTTPRequestOperationManager: @unchecked Sendable {
+    // @unchecked Sendable: open for subclassing; every mutable property lives in a lock (Protected);
+    // `baseURL` is immutable and OperationQueue is thread-safe.
+
+    private struct Settings {
+        var requestSerializer: any HTTPRequestSerializing
+        var responseSerializer: any ResponseSerializing
+        var multipartFormRequestBuilder: (any MultipartFormRequestBuilding)?
+        var securityPolicy: (any ServerTrustEvaluating)?
+        var reachabilityManager: (any NetworkReachabilityMonitoring)?
+        var credential: URLCredential?
+        var shouldUseCredentialStorage = true
+        var completionQueue: DispatchQueue?
+        var completionGroup: DispatchGroup?
+        var sessionConfiguration: URLSessionConfiguration.Snapshot?
+    }
+
+    /// The URL paths resolve against.
+    public let baseURL: URL?
+    /// The queue the verbs add their operations to (default: a new queue, unlimited concurrency).
+    public let operationQueue = OperationQueue()
+    private let settings: Protected<Settings>
+
+    /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) building requests with
+    /// `requestSerializer` and decoding with `responseSerializer`.
+    ///
+    /// The umbrella module `AFNetworking` adds `init(baseURL:)` with AFNetworking's defaults:
+    /// HTTPRequestSerializer, JSONResponseSerializer, the multipart builder, the default security policy
+    /// and the shared reachability monitor.
+    public init(baseURL: URL?, requestSerializer: any HTTPRequestSerializing,
+                responseSerializer: any ResponseSerializing) {
+        self.baseURL = baseURL.map(HTTPSessionManager.normalizedBaseURL)
+        settings = Protected(Settings(requestSerializer: requestSerializer, responseSerializer: responseSerializer))
+    }
+
+    // MARK: Configuration
+
+    /// Builds every request (parameters, default headers).
+    public var requestSerializer: any HTTPRequestSerializing {
+        get { settings.withLock { $0.requestSerializer } }
+        set { settings.withLock { $0.requestSerializer = newValue } }
+    }
+
+    /// Given to every operation made afterwards.
+    public var responseSerializer: any ResponseSerializing {
+        get { settings.withLock { $0.responseSerializer } }
+        set { settings.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Builds multipart POST bodies; nil makes the multipart `post` fail with `URLError(.unsupportedURL)`.
+    public var multipartFormRequestBuilder: (any MultipartFormRequestBuilding)? {
+        get { settings.withLock { $0.multipartFormRequestBuilder } }
+        set { settings.withLock { $0.multipartFormRequestBuilder = newValue } }
+    }
+
+    /// The trust policy given to every operation (nil here: libcurl's verification).
+    public var securityPolicy: (any ServerTrustEvaluating)? {
+        get { settings.withLock { $0.securityPolicy } }
+        set { settings.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// A reachability monitor the app can consult (not started by the manager).
+    public var reachabilityManager: (any NetworkReachabilityMonitoring)? {
+        get { settings.withLock { $0.reachabilityManager } }
+        set { settings.withLock { $0.reachabilityManager = newValue } }
+    }
+
+    /// The credential every operation answers authentication challenges with.
+    public var credential: URLCredential? {
+        get { settings.withLock { $0.credential } }
+        set { settings.withLock { $0.credential = newValue } }
+    }
+
+    /// Whether operations consult the credential storage (default true).
+    public var shouldUseCredentialStorage: Bool {
+        get { settings.withLock { $0.shouldUseCredentialStorage } }
+        set { settings.withLock { $0.shouldUseCredentialStorage = newValue } }
+    }
+
+    /// Where success and failure closures run; nil (default) means the main queue.
+    public var completionQueue: DispatchQueue? {
+        get { settings.withLock { $0.completionQueue } }
+        set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// The group success and failure closures run in; nil (default) means a private group.
+    public var completionGroup: DispatchGroup? {
+        get { settings.withLock { $0.completionGroup } }
+        set { settings.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// The session configuration of every operation (nil, the default: `URLSessionConfiguration.default`).
+    public var sessionConfiguration: URLSessionConfiguration? {
+        get { settings.withLock { $0.sessionConfiguration?.make() } }
+        set { settings.withLock { $0.sessionConfiguration = newValue.map(URLSessionConfiguration.Snapshot.init) } }
+    }
+
+    // MARK: Operations
+
+    /// An operation for `request` with the manager's options and `success`/`failure` as its completion;
+    /// not queued.
+    public func httpRequestOperation(with request: URLRequest,
+                                     success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                                     failure: (@Sendable (HTTPRequestOperation, any Error) -> Void)?)
+        -> HTTPRequestOperation {
+        configured(HTTPRequestOperation(request: request, sessionConfiguration: sessionConfiguration),
+                   success: success, failure: failure)
+    }
+
+    private func configured(_ operation: HTTPRequestOperation,
+                            success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                            failure: (@Sendable (HTTPRequestOperation, any Error) -> Void)?) -> HTTPRequestOperation {
+        let options = settings.withLock { $0 }
+        operation.responseSerializer = options.responseSerializer
+        operation.securityPolicy = options.securityPolicy
+        operation.credential = options.credential
+        operation.shouldUseCredentialStorage = options.shouldUseCredentialStorage
+        operation.completionQueue = options.completionQueue
+        operation.completionGroup = options.completionGroup
+        operation.setCompletionBlockWithSuccess(success, failure: failure)
+        return operation
+    }
+
+    // MARK: Verbs
+
+    /// GET: parameters go to the query (with the default serializer). Returns the queued operation.
+    @discardableResult
+    public func get(_ urlString: String, parameters: ParameterValue? = nil,
+                    success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                    failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue("GET", urlString, parameters, success: success, failure: failure)
+    }
+
+    /// HEAD: `success` gets only the operation.
+    @discardableResult
+    public func head(_ urlString: String, parameters: ParameterValue? = nil,
+                     success: (@Sendable (HTTPRequestOperation) -> Void)?,
+                     failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        var operationOnly: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?
+        if let success {
+            operationOnly = { operation, _ in success(operation) }
+        }
+        return enqueue("HEAD", urlString, parameters, success: operationOnly, failure: failure)
+    }
+
+    /// POST: parameters go to the body (with the default serializer).
+    @discardableResult
+    public func post(_ urlString: String, parameters: ParameterValue? = nil,
+                     success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                     failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue("POST", urlString, parameters, success: success, failure: failure)
+    }
+
+    /// Multipart POST: `parameters` become form fields, then `block` appends parts; the body streams from
+    /// ``multipartFormRequestBuilder``.
+    @discardableResult
+    public func post(_ urlString: String, parameters: ParameterValue? = nil,
+                     constructingBodyWith block: ((any MultipartFormData) throws -> Void)?,
+                     success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                     failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        let streamed: StreamedRequest
+        do {
+            guard let builder = multipartFormRequestBuilder else {
+                throw CurlErrorMapping.error(.unsupportedURL, url: resolvedURL(for: urlString),
+                                             description: "No multipart form request builder is set on this manager.")
+            }
+            let base = try makeRequest(method: "POST", urlString: urlString, parameters: nil)
+            streamed = try builder.multipartFormRequest(from: base, parameters: parameters) { form in try block?(form) }
+        } catch {
+            failAsynchronously(failure, error)
+            return nil
+        }
+        let operation = configured(HTTPRequestOperation(streamedRequest: streamed, sessionConfiguration: sessionConfiguration),
+                                   success: success, failure: Self.operationFailure(failure))
+        operationQueue.addOperation(operation)
+        return operation
+    }
+
+    /// PUT: parameters go to the body.
+    @discardableResult
+    public func put(_ urlString: String, parameters: ParameterValue? = nil,
+                    success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                    failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue("PUT", urlString, parameters, success: success, failure: failure)
+    }
+
+    /// PATCH: parameters go to the body.
+    @discardableResult
+    public func patch(_ urlString: String, parameters: ParameterValue? = nil,
+                      success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                      failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue("PATCH", urlString, parameters, success: success, failure: failure)
+    }
+
+    /// DELETE: parameters go to the query (with the default serializer).
+    @discardableResult
+    public func delete(_ urlString: String, parameters: ParameterValue? = nil,
+                       success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                       failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue("DELETE", urlString, parameters, success: success, failure: failure)
+    }
+
+    // MARK: Building blocks
+
+    /// `urlString` resolved against ``baseURL``, or nil when it is not a URL.
+    public func resolvedURL(for urlString: String) -> URL? {
+        URL(string: urlString, relativeTo: baseURL)?.absoluteURL
+    }
+
+    private func makeRequest(method: String, urlString: String, parameters: ParameterValue?) throws -> URLRequest {
+        guard let url = resolvedURL(for: urlString) else { throw CurlErrorMapping.error(.badURL, url: nil) }
+        return try requestSerializer.request(method: method, urlString: url.absoluteString, parameters: parameters)
+    }
+
+    private func enqueue(_ method: String, _ urlString: String, _ parameters: ParameterValue?,
+                         success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
+                         failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        let request: URLRequest
+        do {
+            request = try makeRequest(method: method, urlString: urlString, parameters: parameters)
+        } catch {
+            failAsynchronously(failure, error)
+            return nil
+        }
+        let operation = httpRequestOperation(with: request, success: success,
+                                             failure: Self.operationFailure(failure))
+        operationQueue.addOperation(operation)
+        return operation
+    }
+
+    /// A verb's failure closure (whose operation is optional) as an operation's.
+    private static func operationFailure(_ failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?)
+        -> (@Sendable (HTTPRequestOperation, any Error) -> Void)? {
+        guard let failure else { return nil }
+        return { operation, error in failure(operation, error) }
+    }
+
+    private func failAsynchronously(_ failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?,
+                                    _ error: any Error) {
+        guard let failure else { return }
+        let (queue, group) = settings.withLock { ($0.completionQueue ?? .main, $0.completionGroup ?? operationCompletionGroup) }
+        let failing = OperationError(error: error)
+        queue.async(group: group) { failure(nil, failing.error) }
+    }
+}
