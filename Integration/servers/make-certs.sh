@@ -133,6 +133,9 @@ all)
 leaf)
     name=${3:?missing NAME}; key=${4:?missing KEYFILE}; san=${5:?missing SAN}; days=${6:-825}
     [ -f intermediate-ca.key ] || { echo "make-certs.sh: no intermediate CA in $out (run 'all' first)" >&2; exit 2; }
+    # Tests run in parallel and re-issue leaves at once; they share openssl.cnf and the CA's serial file.
+    exec 9>"leaf.lock"
+    flock 9
     write_config "$san"
     sign_leaf "$name" "$name" "$days" "$key"
     ;;
