@@ -11,81 +11,12 @@ let largeSize = 100 << 20
 let smallSize = 1_024
 let batchCount = 1_000
 
-let work = FileManager.default.temporaryDirectory.appendingPathComponent("af-bench-operations-\(getpid())")
-let www = work.appendingPathComponent("www")
-try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-try FileManager.default.createDirectory(at: work.appendingPathComponent("logs"), withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: work) }
-
-// MARK: Files and nginx
-
-try Data((0..<smallSize).map { _ in UInt8.random(in: 0...255) }).write(to: www.appendingPathComponent("small.bin"))
-// Sparse: nginx serves zeros without the disk holding them.
-_ = FileManager.default.createFile(atPath: www.appendingPathComponent("large.bin").path, contents: nil)
-let sparse = try FileHandle(forWritingTo: www.appendingPathComponent("large.bin"))
-try sparse.truncate(atOffset: UInt64(largeSize))
-try sparse.close()
-
-func freePort() -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-    }
-    close(descriptor)
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-let port = freePort()
-let configuration = """
-worker_processes 1;
-error_log \(work.path)/logs/error.log warn;
-lock_file \(work.path)/nginx.lock;
-events { worker_connections 1024; }
-http {
-    default_type application/octet-stream;
-    access_log off;
-    client_body_temp_path \(work.path)/tmp-body;
-    proxy_temp_path \(work.path)/tmp-proxy;
-    fastcgi_temp_path \(work.path)/tmp-fastcgi;
-    uwsgi_temp_path \(work.path)/tmp-uwsgi;
-    scgi_temp_path \(work.path)/tmp-scgi;
-    sendfile on;
-    keepalive_requests 1000000;
-    server { listen 127.0.0.1:\(port); root \(www.path); }
-}
-"""
-try configuration.write(to: work.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-let nginx = Process()
-nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-nginx.arguments = ["-p", work.path, "-c", work.appendingPathComponent("nginx.conf").path,
-                   "-g", "daemon off; pid \(work.path)/nginx.pid;"]
-try nginx.run()
-defer { nginx.terminate(); nginx.waitUntilExit() }
-
-func waitForServer() {
-    for _ in 0..<200 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        close(descriptor)
-        if connected == 0 { return }
-        usleep(20_000)
-    }
-    fatalError("nginx did not start on port \(port)")
-}
-waitForServer()
+let server = try BenchNginx(name: "operations")
+defer { server.stop() }
+let work = server.workDirectory
+let port = server.port
+try server.makeFile("small.bin", size: smallSize, random: true)
+try server.makeFile("large.bin", size: largeSize, random: false)
 
 let smallURL = URL(string: "http://127.0.0.1:\(port)/small.bin")!
 let largeURL = URL(string: "http://127.0.0.1:\(port)/large.bin")!
