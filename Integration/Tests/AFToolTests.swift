@@ -216,4 +216,22 @@ import Testing
         #expect(text(automatic.stdout).hasPrefix("HTTP/2 200 no error\n"))
         #expect(try await af(["head", url, "--http2", "--http1.1"]).exitCode == 64)
     }
+
+    @Test func xmlBodiesArePrettyPrinted() async throws {
+        let servers = try await IntegrationServers.shared()
+        let result = try await af(["get", servers.httpbin.url("/xml").absoluteString])
+        #expect(result.exitCode == 0)
+        let lines = text(result.stdout).split(separator: "\n").map(String.init)
+        #expect(lines.first == "<slideshow title=\"Sample Slide Show\" date=\"Date of publication\" author=\"Yours Truly\">")
+        #expect(lines[1] == "  <!-- TITLE SLIDE -->")
+        #expect(lines[2] == "  <slide type=\"all\">")
+        #expect(lines.last == "</slideshow>")
+    }
+
+    @Test func reachabilityWatchPrintsTheCurrentStatusAndKeepsRunning() async throws {
+        // --watch prints the current status at once, then waits for changes until interrupted.
+        let result = try await ExternalCommand.run(Self.executable, ["reachability", "127.0.0.1", "--watch"], timeout: .seconds(2))
+        #expect(result.timedOut)
+        #expect(text(result.stdout) == "127.0.0.1: Reachable via WiFi [interface lo, loopback]\n")
+    }
 }

@@ -74,4 +74,18 @@ import Testing
         var iterator = first.makeAsyncIterator()
         #expect(await iterator.next() == .reachableViaWiFi)
     }
+
+    @Test func imageLoading() async throws {
+        let servers = try await IntegrationServers.shared()
+        let avatarURL = servers.nginx.httpURL(servers.files.logoPNG.urlPath)
+        // README: "Image loading" (a downloader of its own so other tests' cache entries do not interfere)
+        let downloader = ImageDownloader(sessionManager: URLSessionManager(
+            sessionConfiguration: ImageDownloader.defaultURLSessionConfiguration(), responseSerializer: ImageResponseSerializer()))
+        let (image, response) = try await downloader.image(for: URLRequest(url: avatarURL))
+        #expect(image.width == 850 && image.height == 300)
+        #expect(response?.statusCode == 200)
+        let (cached, cachedResponse) = try await downloader.image(for: URLRequest(url: avatarURL))
+        #expect(cached == image)
+        #expect(cachedResponse == nil)
+    }
 }

@@ -36,6 +36,10 @@ struct ResponsePrinter {
             write((decode ? Self.tree(value) : try Self.prettyJSON(value)) + "\n")
             return
         }
+        if Self.isXML(mimeType), let document = try? XMLTreeDocument(data: data, options: XMLParsingOptions(keepsBlankText: false)) {
+            write(document.xmlString(prettyPrinted: true) + "\n")
+            return
+        }
         if let text = String(data: data, encoding: .utf8), Self.isText(mimeType) || !data.contains(0) {
             write(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
             return

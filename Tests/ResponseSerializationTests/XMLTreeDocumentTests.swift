@@ -152,4 +152,19 @@ import Testing
             try XMLStreamParser(data: Data()).parse(delegate: XMLStreamHandlers())
         }
     }
+
+    @Test func serializesCompactOrIndented() throws {
+        let document = try XMLTreeDocument(string: #"<a x="1"><b>text</b><c/></a>"#)
+        #expect(document.xmlString() == #"<a x="1"><b>text</b><c/></a>"#)
+        #expect(document.xmlString(prettyPrinted: true) == "<a x=\"1\">\n  <b>text</b>\n  <c/>\n</a>")
+    }
+
+    @Test func blankTextCanBeDroppedToIndentAfresh() throws {
+        let source = "<a>\n      <b>1</b>\n</a>"
+        let kept = try XMLTreeDocument(string: source)
+        #expect(kept.xmlString(prettyPrinted: true) == source)
+        let dropped = try XMLTreeDocument(string: source, options: XMLParsingOptions(keepsBlankText: false))
+        #expect(dropped.xmlString() == "<a><b>1</b></a>")
+        #expect(dropped.xmlString(prettyPrinted: true) == "<a>\n  <b>1</b>\n</a>")
+    }
 }

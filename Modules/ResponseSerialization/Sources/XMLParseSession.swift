@@ -42,6 +42,7 @@ final class XMLParseSession {
         var flags = XML_PARSE_NONET.rawValue
         if mode == .tree { flags |= XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue }
         if !options.preservesCDATA { flags |= XML_PARSE_NOCDATA.rawValue }
+        if !options.keepsBlankText { flags |= XML_PARSE_NOBLANKS.rawValue }
         xmlCtxtUseOptions(context, Int32(flags))
         // Internal entities are substituted; external ones never get declared (see entityDecl below),
         // and XML_PARSE_NOENT stays off so libxml2 never loads external parameter entities or subsets.

@@ -22,11 +22,16 @@ public struct XMLParsingOptions: Sendable, Hashable, Codable {
     /// Whether CDATA sections are kept as CDATA (tree) or reported to ``XMLStreamParserDelegate/parser(_:foundCDATA:)``
     /// (streaming). When `false` they are merged into text. Default `true`.
     public var preservesCDATA: Bool
+    /// Whether whitespace-only text between elements is kept. `false` drops it (libxml2's NOBLANKS), so
+    /// ``XMLTreeDocument/xmlString(prettyPrinted:)`` can indent afresh. Default `true`.
+    public var keepsBlankText: Bool
 
     /// Creates options; the defaults are the safe ones described on each property.
-    public init(maximumDepth: Int = 256, maximumEntityResolutions: Int = 100_000, preservesCDATA: Bool = true) {
+    public init(maximumDepth: Int = 256, maximumEntityResolutions: Int = 100_000, preservesCDATA: Bool = true,
+                keepsBlankText: Bool = true) {
         self.maximumDepth = maximumDepth
         self.maximumEntityResolutions = maximumEntityResolutions
         self.preservesCDATA = preservesCDATA
+        self.keepsBlankText = keepsBlankText
     }
 }

@@ -58,6 +58,19 @@ public final class XMLTreeDocument: @unchecked Sendable {
 
     deinit { xmlFreeDoc(pointer) }
 
+    /// The root element and its content as XML text; `prettyPrinted` indents elements by two spaces
+    /// (libxml2 leaves elements with mixed text content as they are). Empty for a document without root.
+    public func xmlString(prettyPrinted: Bool = false) -> String {
+        // A libxml2 buffer (freed with xmlBufferFree) rather than xmlDocDumpMemory, whose result needs the
+        // global `xmlFree` function variable.
+        guard let root = xmlDocGetRootElement(pointer), let buffer = xmlBufferCreate() else { return "" }
+        defer { xmlBufferFree(buffer) }
+        guard xmlNodeDump(buffer, pointer, root, 0, prettyPrinted ? 1 : 0) >= 0, let content = xmlBufferContent(buffer) else {
+            return ""
+        }
+        return String(decoding: UnsafeBufferPointer(start: content, count: Int(xmlBufferLength(buffer))), as: UTF8.self)
+    }
+
     /// The root element, or `nil` for a document without one.
     public var rootElement: XMLNode? {
         xmlDocGetRootElement(pointer).map { XMLNode(document: self, pointer: $0) }
