@@ -53,9 +53,21 @@ public func printTable(_ title: String, rows: [BenchRow], ratioTo baseline: Stri
         let rss = row.peakRSSBytes.map { String(format: "%.1f MiB", Double($0) / 1_048_576) } ?? ""
         lines.append([row.workload, row.implementation, String(format: "%.2f", row.value), row.unit, ratio, rss, row.note])
     }
+    appendToSummary(title: title, lines: lines.dropFirst())
     let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
     for line in lines {
         print(line.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
             .joined(separator: "  "))
     }
+}
+
+/// Appends rows, tab-separated and prefixed with the table's title, to the file named by
+/// `AF_BENCH_SUMMARY` (Scripts/bench prints them as one table at the end).
+private func appendToSummary(title: String, lines: ArraySlice<[String]>) {
+    guard let path = ProcessInfo.processInfo.environment["AF_BENCH_SUMMARY"],
+          let handle = FileHandle(forWritingAtPath: path) else { return }
+    defer { try? handle.close() }
+    _ = try? handle.seekToEnd()
+    let text = lines.map { ([title] + $0).map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") + "\n" }.joined()
+    try? handle.write(contentsOf: Data(text.utf8))
 }
