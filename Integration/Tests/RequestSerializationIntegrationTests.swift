@@ -1,5 +1,5 @@
-// Request serialization and multipart bodies against the real httpbin: its echo shows exactly what a
-// server decoded from our bytes.
+// Request serialization and multipart bodies against the real httpbin, sent by Core's engine: the echo
+// shows exactly what a server decoded from our bytes.
 import AFNetworking
 import AFTestHarness
 import Foundation
@@ -19,7 +19,7 @@ struct RequestSerializationIntegrationTests {
             method: "GET", urlString: servers.httpbin.url("/get").absoluteString,
             parameters: ["plain": "value", "tricky": .string(tricky), "list": ["b", "a"], "nested": ["x": 1, "y": true],
                          "set": .set(["q", "p"]), "bare": nil])
-        let reply = try await SerializedRequestSender.send(request, port: servers.httpbin.port)
+        let reply = try await CoreSender.send(request)
         #expect(reply.statusCode == 200, "\(servers.logTail(of: .httpbin))")
         let args = try #require(try reply.json()["args"] as? [String: Any])
         #expect(args["plain"] as? String == "value")
@@ -38,7 +38,7 @@ struct RequestSerializationIntegrationTests {
             method: "POST", urlString: servers.httpbin.url("/post").absoluteString,
             parameters: ["name": "Zoë & co", "tricky": .string(tricky), "tags": ["a", "b"], "n": 2.5])
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
-        let reply = try await SerializedRequestSender.send(request, port: servers.httpbin.port)
+        let reply = try await CoreSender.send(request)
         let echo = try reply.json()
         let form = try #require(echo["form"] as? [String: Any])
         #expect(form["name"] as? String == "Zoë & co")
@@ -54,7 +54,7 @@ struct RequestSerializationIntegrationTests {
         let serializer = JSONRequestSerializer()
         let request = try serializer.request(method: "PUT", urlString: servers.httpbin.url("/put").absoluteString,
                                              parameters: ["key": "value", "list": [1, nil, true], "text": .string(tricky)])
-        let reply = try await SerializedRequestSender.send(request, port: servers.httpbin.port)
+        let reply = try await CoreSender.send(request)
         let json = try #require(try reply.json()["json"] as? [String: Any])
         #expect(json["key"] as? String == "value")
         #expect(json["text"] as? String == tricky)
@@ -86,7 +86,7 @@ struct RequestSerializationIntegrationTests {
             }
         let contentType = try #require(streamed.request.value(forHTTPHeaderField: "Content-Type"))
         #expect(contentType.hasPrefix("multipart/form-data; boundary=Boundary+"))
-        let reply = try await SerializedRequestSender.send(streamed.request, body: streamed.body, port: servers.httpbin.port)
+        let reply = try await CoreSender.send(streamed.request, body: streamed.body)
         #expect(reply.statusCode == 200, "\(servers.logTail(of: .httpbin))")
         let echo = try reply.json()
         let form = try #require(echo["form"] as? [String: Any])
@@ -117,13 +117,12 @@ struct RequestSerializationIntegrationTests {
                                 fileName: "z.txt", mimeType: "text/plain")
                 form.throttleBandwidth(packetSize: 2048, delay: .milliseconds(20))
             }
-        let throttled = try await SerializedRequestSender.send(streamed.request, body: streamed.body, port: servers.httpbin.port)
+        let throttled = try await CoreSender.send(streamed.request, body: streamed.body)
 
         let bodyFile = directory.appendingPathComponent("body.multipart")
         let fileRequest = try await serializer.request(withMultipartFormRequest: streamed, writingStreamContentsToFile: bodyFile)
         #expect(fileRequest.httpBody == nil)
-        let fromFile = try await SerializedRequestSender.send(
-            fileRequest, body: try FileBodySource(fileURL: bodyFile), port: servers.httpbin.port)
+        let fromFile = try await CoreSender.send(fileRequest, body: try FileBodySource(fileURL: bodyFile))
 
         for reply in [throttled, fromFile] {
             let echo = try reply.json()
@@ -139,5 +138,36 @@ struct RequestSerializationIntegrationTests {
                 try serializer.multipartFormRequest(method: method, urlString: "http://127.0.0.1/", parameters: nil) { _ in }
             }
         }
+    }
+}
+
+/// What the server answered.
+struct ServerReply: Sendable {
+    let statusCode: Int
+    let body: Data
+
+    /// The body as a JSON object (httpbin's echo).
+    func json() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+    }
+}
+
+/// Sends serialized requests through AFCore: a data task for an `httpBody`, an upload task that reads
+/// a body source (multipart, throttled or from a file) in bounded chunks.
+enum CoreSender {
+    /// Any status comes back as data, so a test sees the server's own answer.
+    private static let manager = URLSessionManager(
+        sessionConfiguration: .ephemeral,
+        responseSerializer: DataResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil)))
+
+    static func send(_ request: URLRequest, body: (any BodySource)? = nil) async throws -> ServerReply {
+        let response: URLResponse?, object: (any Sendable)?
+        if let body {
+            (response, object) = try await manager.upload(StreamedRequest(request: request, body: body))
+        } else {
+            (response, object) = try await manager.data(for: request)
+        }
+        let http = try #require(response as? HTTPURLResponse)
+        return ServerReply(statusCode: http.statusCode, body: object as? Data ?? Data())
     }
 }
