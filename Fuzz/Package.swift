@@ -11,7 +11,8 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)
 let package = Package(
     name: "AFNetworkingFuzz",
     dependencies: [.package(name: "AFNetworking", path: "..")],
-    targets: [.target(name: "FuzzSupport", path: "Support/FuzzSupport")] + names.map { name in
+    targets: [.target(name: "FuzzSupport", dependencies: [.product(name: "AFNetworking", package: "AFNetworking")],
+                       path: "Support/FuzzSupport")] + names.map { name in
         .executableTarget(
             name: name,
             dependencies: ["FuzzSupport", .product(name: "AFNetworking", package: "AFNetworking")],

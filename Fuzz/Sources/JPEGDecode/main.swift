@@ -1,26 +1,7 @@
-import AFNetworking
-import Foundation
 import FuzzSupport
 
-/// The JPEG signature, forced onto every input so each one reaches the JPEG decoder.
-let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
-
-/// Decodes arbitrary bytes as JPEG, at full size and downsampled, with a pixel limit that bounds each
-/// run's memory: must never crash, only throw ImageDecodingError.
+/// Arbitrary bytes behind the JPEG SOI marker through the JPEG decoder (see checkImageDecoding): must never crash.
 @_cdecl("JPEGDecode_main")
 func fuzzMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc: argc, argv: argv) { data, size in
-        guard let data else { return 0 }
-        let input = Data(bytes: data, count: size)
-        let bytes = Data(signature) + input.dropFirst(min(size, signature.count))
-        let limit = 4_000_000
-        if let image = try? ImageDecoder.decode(bytes, options: ImageDecodingOptions(maximumPixelCount: limit)) {
-            precondition(image.bytes.count == image.width * image.height * 4, "pixel buffer size mismatch")
-        }
-        let small = ImageDecodingOptions(maximumPixelCount: limit, targetSize: PixelSize(width: 7, height: 5))
-        if let image = try? ImageDecoder.decode(bytes, options: small) {
-            precondition(image.width <= 7 && image.height <= 5, "downsampling exceeded its target")
-        }
-        return 0
-    }
+    runFuzzer(argc: argc, argv: argv) { checkImageDecoding($0, $1, signature: [0xFF, 0xD8, 0xFF]) }
 }
