@@ -31,8 +31,11 @@ struct ResponsePrinter {
             write(try document.evaluate(xpath: xpath).stringValue + "\n")
             return
         }
-        if Self.isJSON(mimeType), !data.isEmpty {
-            let value = try JSONDecoder().decode(ParameterValue.self, from: data)
+        // The response module's parser (it also parses error bodies, as AFNetworking does); invalid JSON
+        // falls through to the text printer below.
+        if Self.isJSON(mimeType), !data.isEmpty,
+           let value = JSONResponseSerializer(readingOptions: .fragmentsAllowed).responseObject(for: response, data: data).object
+               as? ParameterValue {
             write((decode ? Self.tree(value) : try Self.prettyJSON(value)) + "\n")
             return
         }
