@@ -48,8 +48,9 @@ import Testing
     @Test func pinningRefusesAnHTTPBaseURLAndPinsOverHTTPS() async throws {
         let servers = try await IntegrationServers.shared()
         // README: "Certificate pinning"
-        let certificates = try SecurityPolicy.certificates(contentsOf: servers.certificates.leaf(.valid).der)
-        var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: Set(certificates))
+        let pins = try SecurityPolicy.certificates(in: servers.certificates.directory)
+        #expect(pins.contains(try Data(contentsOf: servers.certificates.leaf(.valid).der)))
+        var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: pins)
         policy.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.pem)  // README: the system store by default
 
         let plain = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
