@@ -2,19 +2,41 @@ import Foundation
 
 /// A value guarded by a lock: the cross-thread state of the engine, tasks and managers.
 ///
-/// Built on NSLock (a pthread mutex) rather than Synchronization's Mutex because ThreadSanitizer sees
-/// pthread mutexes on Linux, and the Core tests must run clean under `--sanitize=thread`.
-final class Protected<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only read or written inside `lock`.
-    private let lock = NSLock()
-    private var value: Value
+/// A pthread mutex rather than Synchronization's Mutex because ThreadSanitizer sees pthread mutexes on
+/// Linux, and the Core tests must run clean under `--sanitize=thread`. The mutex lives in the same
+/// allocation as the value (NSLock would add an object and a separately allocated mutex): every task
+/// carries a few of these, so they are made and freed on every request.
+struct Protected<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is only read or written with the mutex held.
+    private let storage: Storage
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) { storage = Storage.make(value) }
 
     /// Runs `body` with exclusive access to the value.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    /// The value (header) and its mutex (the single tail element) in one allocation.
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        static func make(_ value: Value) -> Storage {
+            let buffer = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+            buffer.withUnsafeMutablePointerToElements { mutex in
+                mutex.initialize(to: pthread_mutex_t())
+                pthread_mutex_init(mutex, nil)
+            }
+            return buffer
+        }
+
+        deinit {
+            withUnsafeMutablePointers { _, mutex in
+                pthread_mutex_destroy(mutex)
+                mutex.deinitialize(count: 1)
+            }
+        }
     }
 }

@@ -19,19 +19,26 @@ enum TaskCompletion: Sendable {
 /// The per-task state a session manager keeps (AFURLSessionManagerTaskDelegate): progress objects,
 /// progress closures, the destination and the completion.
 final class TaskDelegate: @unchecked Sendable {
-    // @unchecked Sendable: the closures and queue are `let`s; the Progress objects (internally locked by
-    // Foundation), the observers and the mutable `engine` sit in locks (Protected); `task` is a weak
-    // reference to a Sendable task.
-    private let progressObjects = Protected<(upload: Progress?, download: Progress?)>((nil, nil))
-    private weak var task: SessionTask?
+    // @unchecked Sendable: the closures, queue and task are `let`s; the Progress objects (internally locked
+    // by Foundation), the observers and the mutable `engine` sit in a lock (Protected).
+    /// Everything mutable, under one lock (a task's delegate is made on every request: one lock, one allocation).
+    private let state = Protected(State())
+    /// Strong: the manager drops the delegate when the task completes, which ends the cycle. (A weak
+    /// reference would give every task a side table, and every retain of it the slow path.)
+    private let task: SessionTask
     let uploadProgressBlock: (@Sendable (Progress) -> Void)?
     let downloadProgressBlock: (@Sendable (Progress) -> Void)?
     let destination: (@Sendable (URL, URLResponse) -> URL)?
     let completion: TaskCompletion?
     /// The queue the completion runs on when it must not depend on the manager's (async API).
     let completionQueueOverride: DispatchQueue?
-    private let runningEngine = Protected<SessionEngine?>(nil)
-    private let observers = Protected<[ProgressObserver]>([])
+
+    private struct State {
+        var upload: Progress?
+        var download: Progress?
+        var engine: SessionEngine?
+        var observers: [ProgressObserver] = []
+    }
 
     /// An async-sequence subscriber to one of the progress objects.
     struct ProgressObserver: Sendable {
@@ -56,10 +63,9 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// The upload progress, made on first use (most tasks never need one) from the task's counts.
     var uploadProgress: Progress {
-        progressObjects.withLock { objects in
+        state.withLock { objects in
             if let progress = objects.upload { return progress }
-            let progress = makeProgress(total: task.map { max(0, $0.countOfBytesExpectedToSend) } ?? 0,
-                                        completed: task?.countOfBytesSent ?? 0)
+            let progress = makeProgress(total: max(0, task.countOfBytesExpectedToSend), completed: task.countOfBytesSent)
             objects.upload = progress
             return progress
         }
@@ -67,10 +73,9 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// The download progress, made on first use from the task's counts.
     var downloadProgress: Progress {
-        progressObjects.withLock { objects in
+        state.withLock { objects in
             if let progress = objects.download { return progress }
-            let progress = makeProgress(total: task.map { $0.countOfBytesExpectedToReceive } ?? 0,
-                                        completed: task?.countOfBytesReceived ?? 0)
+            let progress = makeProgress(total: task.countOfBytesExpectedToReceive, completed: task.countOfBytesReceived)
             objects.download = progress
             return progress
         }
@@ -89,41 +94,37 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// Whether anything follows upload progress (a closure, an observer, or a Progress handed out).
     var followsUploadProgress: Bool {
-        uploadProgressBlock != nil || progressObjects.withLock { $0.upload != nil } || hasObservers(upload: true)
+        uploadProgressBlock != nil || state.withLock { $0.upload != nil || $0.observers.contains { $0.upload } }
     }
 
     /// Whether anything follows download progress.
     var followsDownloadProgress: Bool {
-        downloadProgressBlock != nil || progressObjects.withLock { $0.download != nil } || hasObservers(upload: false)
-    }
-
-    private func hasObservers(upload: Bool) -> Bool {
-        observers.withLock { $0.contains { $0.upload == upload } }
+        downloadProgressBlock != nil || state.withLock { $0.download != nil || $0.observers.contains { !$0.upload } }
     }
 
     func addProgressObserver(upload: Bool, update: @escaping @Sendable (TransferProgress) -> Void,
                              finished: @escaping @Sendable () -> Void) {
-        observers.withLock { $0.append(ProgressObserver(upload: upload, update: update, finished: finished)) }
+        state.withLock { $0.observers.append(ProgressObserver(upload: upload, update: update, finished: finished)) }
     }
 
     /// Tells the observers of one direction the new counts.
     func notifyObservers(upload: Bool, completed: Int64, total: Int64) {
-        let targets = observers.withLock { $0.filter { $0.upload == upload } }
+        let targets = state.withLock { $0.observers.filter { $0.upload == upload } }
         for observer in targets { observer.update(TransferProgress(completedUnitCount: completed, totalUnitCount: total)) }
     }
 
     /// Ends every observer's sequence (the task completed).
     func finishObservers() {
-        let all = observers.withLock { observers in
-            defer { observers.removeAll() }
-            return observers
+        let all = state.withLock { state in
+            defer { state.observers.removeAll() }
+            return state.observers
         }
         for observer in all { observer.finished() }
     }
 
     /// The engine running the task (set when it starts; commands go there even after a session reset).
     var engine: SessionEngine? {
-        get { runningEngine.withLock { $0 } }
-        set { runningEngine.withLock { $0 = newValue } }
+        get { state.withLock { $0.engine } }
+        set { state.withLock { $0.engine = newValue } }
     }
 }
