@@ -32,8 +32,8 @@ protocol EngineEvents: AnyObject, Sendable {
                   newRequest: URLRequest) -> URLRequest?
     /// The server asked for HTTP authentication.
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
-    /// The transfer is over.
-    func transfer(_ task: SessionTask, didFinishWith outcome: TransferOutcome)
+    /// Transfers are over, in the order they ended (those of one round of the engine's loop together).
+    func transfersDidFinish(_ transfers: [FinishedTransfer])
     /// The engine stopped after invalidation; no event follows.
     func engineDidInvalidate()
 }
@@ -51,6 +51,12 @@ struct TransferOutcome: @unchecked Sendable {
     var metrics: SessionTaskMetrics?
     /// Resume data of a download cancelled with `cancel(byProducingResumeData:)`.
     var resumeData: Data?
+}
+
+/// A transfer that ended, and how.
+struct FinishedTransfer: Sendable {
+    let task: SessionTask
+    let outcome: TransferOutcome
 }
 
 /// How an authentication challenge is answered.

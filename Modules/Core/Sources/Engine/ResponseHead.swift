@@ -3,23 +3,27 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A response's status line and headers as the engine parsed them, turned into an `HTTPURLResponse`
-/// only when first asked for: Foundation's initializer costs more than the rest of a small request's
-/// engine work, so it runs off the engine thread (usually on the processing queue) or not at all.
+/// A response's status line and header lines as the engine received them, turned into an
+/// `HTTPURLResponse` only when first asked for.
+///
+/// The engine thread only copies the header lines' bytes: splitting them into fields and Foundation's
+/// initializer (which canonicalizes every name, about 1 µs a header) cost more than the rest of a small
+/// request's engine work, so they run off the engine thread (usually on the processing queue) or not at all.
 final class ResponseHead: @unchecked Sendable {
     // @unchecked Sendable: the stored properties are immutable values; the built response is cached
     // under a lock, and HTTPURLResponse is immutable once created.
     let url: URL
     let statusCode: Int
     let httpVersion: String
-    let headerFields: [String: String]
+    /// The block's header lines, each "Name: value" (trimmed) followed by a line feed.
+    private let headerLines: [UInt8]
     private let built = Protected<HTTPURLResponse?>(nil)
 
-    init(url: URL, statusCode: Int, httpVersion: String, headerFields: [String: String]) {
+    init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8]) {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion
-        self.headerFields = headerFields
+        self.headerLines = headerLines
     }
 
     /// The response (built once).
@@ -32,4 +36,52 @@ final class ResponseHead: @unchecked Sendable {
             return response
         }
     }
+
+    /// The header fields: each name as first spelled, a repeated name's values joined with ", " in
+    /// arrival order (names compared case-insensitively, as HTTP does).
+    var headerFields: [String: String] {
+        headerLines.withUnsafeBufferPointer { bytes in
+            // Each line's name and value ranges, and where a repeated name first appeared.
+            var names: [Range<Int>] = []
+            var values: [[Range<Int>]] = []
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                if let colon = bytes[lineStart..<lineEnd].firstIndex(of: 0x3A) {
+                    var valueStart = colon + 1
+                    while valueStart < lineEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+                    let name = lineStart..<colon
+                    // A response has a dozen headers or so: comparing bytes beats hashing lowercased copies.
+                    if let first = names.firstIndex(where: { Self.equalIgnoringASCIICase(bytes, $0, name) }) {
+                        values[first].append(valueStart..<lineEnd)
+                    } else {
+                        names.append(name)
+                        values.append([valueStart..<lineEnd])
+                    }
+                }
+                lineStart = lineEnd + 1
+            }
+            var fields = [String: String](minimumCapacity: names.count)
+            for (index, name) in names.enumerated() {
+                let parts = values[index].map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+                fields[String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self)]
+                    = parts.count == 1 ? parts[0] : parts.joined(separator: ", ")
+            }
+            return fields
+        }
+    }
+
+    private static func equalIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ first: Range<Int>,
+                                               _ second: Range<Int>) -> Bool {
+        guard first.count == second.count else { return false }
+        for offset in 0..<first.count {
+            let left = bytes[first.lowerBound + offset], right = bytes[second.lowerBound + offset]
+            if left == right { continue }
+            guard Self.isLetter(left), left | 0x20 == right | 0x20 else { return false }
+        }
+        return true
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 }

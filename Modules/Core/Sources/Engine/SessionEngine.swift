@@ -42,8 +42,10 @@ final class SessionEngine: @unchecked Sendable {
     // Engine thread only
     private var transfersByTask: [ObjectIdentifier: Transfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
     private var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
+    /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
+    private var finishedTransfers: [FinishedTransfer] = []
     private var invalidating = false
     private var cancelOnInvalidate = false
     private static let maximumIdleHandles = 64
@@ -114,11 +116,13 @@ final class SessionEngine: @unchecked Sendable {
                 return inbox.commands
             }
             for command in commands { handle(command) }
+            reportFinishedTransfers()
             if invalidating && transfersByTask.isEmpty { break }
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectCompletions()
+            reportFinishedTransfers()
             fireThrottleTimers()
             if invalidating && transfersByTask.isEmpty { continue }
 
@@ -175,8 +179,12 @@ final class SessionEngine: @unchecked Sendable {
             return
         }
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
-        transfer.onWait = { [unowned self] transfer, wait in
-            throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
+        if task.bodySource != nil {
+            // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
+            // allocating this closure.
+            transfer.onWait = { [unowned self] transfer, wait in
+                throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
+            }
         }
         transfersByTask[ObjectIdentifier(task)] = transfer
         transfer.userPaused = task.state == .suspended
@@ -191,7 +199,7 @@ final class SessionEngine: @unchecked Sendable {
         } catch {
             transfersByTask[ObjectIdentifier(transfer.task)] = nil
             transfer.releaseResources()
-            recycle(transfer.handle)
+            recycle(transfer.handle, state: .dirty)
             var failure: any Error = error
             if !(error is URLError) {
                 // The body could not be opened (a file removed since the task was made, say).
@@ -284,7 +292,9 @@ final class SessionEngine: @unchecked Sendable {
         }
         transfer.body = Data()
         transfer.releaseResources()
-        recycle(transfer.handle)
+        // Only a handle whose transfer ended normally keeps its configuration for the next one.
+        let endedNormally = code == CURLE_OK && !cancelled && !transfer.wasPaused
+        recycle(transfer.handle, state: endedNormally ? transfer.handleState : .dirty)
         deliver(transfer, outcome: outcome)
     }
 
@@ -298,7 +308,7 @@ final class SessionEngine: @unchecked Sendable {
             state.error = outcome.error
             state.metrics = outcome.metrics
         }
-        events?.transfer(task, didFinishWith: outcome)
+        finishedTransfers.append(FinishedTransfer(task: task, outcome: outcome))
     }
 
     private func finishWithoutTransfer(_ task: SessionTask, error: URLError) {
@@ -306,7 +316,15 @@ final class SessionEngine: @unchecked Sendable {
             state.state = .completed
             state.error = error
         }
-        events?.transfer(task, didFinishWith: TransferOutcome(error: error))
+        finishedTransfers.append(FinishedTransfer(task: task, outcome: TransferOutcome(error: error)))
+    }
+
+    /// Reports the transfers that ended since the last report, in the order they ended.
+    private func reportFinishedTransfers() {
+        guard !finishedTransfers.isEmpty else { return }
+        let batch = finishedTransfers
+        finishedTransfers.removeAll(keepingCapacity: true)
+        events?.transfersDidFinish(batch)
     }
 
     /// Follows a redirect through the hook, or answers an authentication challenge; true when the
@@ -362,7 +380,7 @@ final class SessionEngine: @unchecked Sendable {
     private func restart(_ transfer: Transfer) {
         let old = transfer.handle
         transfer.replaceHandle(with: takeHandle())
-        recycle(old)
+        recycle(old, state: .dirty)
         attach(transfer)
     }
 
@@ -420,23 +438,24 @@ final class SessionEngine: @unchecked Sendable {
 
     // MARK: Handles
 
-    private func takeHandle() -> UnsafeMutableRawPointer {
-        if let handle = idleHandles.popLast() { return handle }
+    /// An idle handle (the most recently used first: its memory is likeliest still in cache) or a new one.
+    private func takeHandle() -> (handle: UnsafeMutableRawPointer, state: HandleState) {
+        if let idle = idleHandles.popLast() { return idle }
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
-        return handle
+        return (handle, .fresh)
     }
 
-    private func recycle(_ handle: UnsafeMutableRawPointer) {
+    /// Returns a handle to the pool with what it is configured for (the next transfer resets it if needed).
+    private func recycle(_ handle: UnsafeMutableRawPointer, state: HandleState) {
         if idleHandles.count < Self.maximumIdleHandles {
-            curl_easy_reset(handle)
-            idleHandles.append(handle)
+            idleHandles.append((handle, state))
         } else {
             curl_easy_cleanup(handle)
         }
     }
 
     private func shutDown() {
-        for handle in idleHandles { curl_easy_cleanup(handle) }
+        for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
         events?.engineDidInvalidate()

@@ -14,6 +14,10 @@ final class Transfer {
     let events: any EngineEvents
     let settings: EngineSettings
     private(set) var handle: UnsafeMutableRawPointer
+    /// What `handle` is configured for (the pool hands it over with its state; configure updates it).
+    private(set) var handleState: HandleState
+    /// The transfer was paused at some point (a handle that was paused is reset before reuse).
+    private(set) var wasPaused = false
     /// The request being performed (changes on manual redirects).
     var request: URLRequest
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -22,12 +26,8 @@ final class Transfer {
     // Response assembly
     private var statusCode = 0
     private var httpVersion = "HTTP/1.1"
-    /// The block's headers in arrival order: each name as first spelled, repeated names' values joined
-    /// with ", ". A short list is searched linearly: cheaper than hashing every name twice.
-    private var headerEntries: [(lowered: String, name: String, value: String)] = []
-    /// Lowercased name -> index in `headerEntries`, built only for blocks with many headers.
-    private var headerIndex: [String: Int] = [:]
-    private static let linearSearchLimit = 16
+    /// The block's header lines, copied as they arrive ("Name: value\n"); ResponseHead parses them later.
+    private var headerLines: [UInt8] = []
     private var setCookieLines: [String] = []
     private var locationHeader: String?
     private var authenticateHeader: String?
@@ -56,7 +56,9 @@ final class Transfer {
     var throttled = false
     /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
     /// before the transfer phase would be lost when libcurl starts the request).
-    var userPaused = false
+    var userPaused = false {
+        didSet { if userPaused { wasPaused = true } }
+    }
     /// Hook presence, read once per attempt (the callbacks run often).
     private var followsRedirectsManually = false
     private var wantsReceivedData = false
@@ -69,22 +71,26 @@ final class Transfer {
     var tooManyRedirects = false
     let startDate = Date()
 
-    init(task: SessionTask, events: any EngineEvents, settings: EngineSettings, handle: UnsafeMutableRawPointer) {
+    init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
+         handle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
         self.task = task
         self.events = events
         self.settings = settings
-        self.handle = handle
+        self.handle = handle.handle
+        self.handleState = handle.state
         self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         self.isDownload = task is SessionDownloadTask
-        // A typical response has a dozen headers: growing from empty rehashes the tables several times.
-        headerEntries.reserveCapacity(Self.linearSearchLimit)
+        // A typical response's header lines fit: growing from empty would copy them several times.
+        headerLines.reserveCapacity(512)
     }
 
     var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     // MARK: Setup
 
-    /// Applies every option for `request` to the handle. Throws a URLError for a request that cannot run.
+    /// Applies every option for `request` to the handle (all of them, or only the per-request ones when
+    /// the handle still holds the same plain configuration; see ``HandleState``). Throws a URLError for a
+    /// request that cannot run.
     func configure(trustContext: UnsafeMutableRawPointer?) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased() else {
             throw CurlErrorMapping.error(.badURL, url: request.url)
@@ -99,18 +105,39 @@ final class Transfer {
         maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
+        let fields = request.allHTTPHeaderFields ?? [:]
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        let installsTrustHook = trustContext != nil && scheme == "https"
+        let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil && credential == nil
+            && !installsTrustHook
+        let plainOptions = isPlain ? options(headerFields: fields) : nil
+
         requestURLString = url.absoluteString
         afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
+        afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+        afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        if let plainOptions, handleState == .plain(plainOptions) {
+            configureHeaders(url: url, fields: fields)
+            if isDownload { try openDownloadFile() }
+            return
+        }
+        if handleState != .fresh {
+            curl_easy_reset(handle)
+            handleState = .dirty
+            afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
+            afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+            afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+            afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+            afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
         afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 64 * 1024)
-        afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
-        afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         afc_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
-        afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         switch events.httpVersion {
@@ -129,33 +156,51 @@ final class Transfer {
         }
 
         // Timeouts: the request interval is an idle timeout, the resource interval a total one.
-        let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
-            : settings.requestTimeout
-        if idle > 0 && idle < 1e9 {
-            afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+        if let idle = idleTimeoutMilliseconds {
+            afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, idle)
             afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))))
+            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (idle + 999) / 1000))
         }
-        if settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 {
-            afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(settings.resourceTimeout * 1000))
+        if let total = resourceTimeoutMilliseconds {
+            afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, total)
         }
         if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
 
-        try configureMethodAndBody()
-        configureHeaders(url: url)
+        try configureMethodAndBody(method: method)
+        configureHeaders(url: url, fields: fields)
         if let credential, let user = credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password ?? "")
             afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
         }
-        if let trustContext, scheme == "https" {
+        if installsTrustHook, let trustContext {
             afc_install_trust_hook(handle, serverTrustDecider, trustContext)
         }
+        handleState = plainOptions.map { .plain($0) } ?? .dirty
         if isDownload { try openDownloadFile() }
     }
 
-    private func configureMethodAndBody() throws {
-        let method = (request.httpMethod ?? "GET").uppercased()
+    /// The idle timeout: the request's interval when it set one (60 s is URLRequest's default), else the session's.
+    private var idleTimeoutMilliseconds: Int? {
+        let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
+            : settings.requestTimeout
+        return idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil
+    }
+
+    private var resourceTimeoutMilliseconds: Int? {
+        settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 ? Int(settings.resourceTimeout * 1000) : nil
+    }
+
+    private func options(headerFields fields: [String: String]) -> PlainTransferOptions {
+        PlainTransferOptions(
+            idleTimeoutMilliseconds: idleTimeoutMilliseconds, resourceTimeoutMilliseconds: resourceTimeoutMilliseconds,
+            followsRedirectsManually: followsRedirectsManually, maximumRedirects: maximumRedirects,
+            httpVersion: events.httpVersion,
+            decodesContent: !fields.keys.contains { $0.lowercased() == "accept-encoding" }
+                && !settings.additionalHeaders.contains { $0.name.lowercased() == "accept-encoding" })
+    }
+
+    private func configureMethodAndBody(method: String) throws {
         let source: (any BodySource)? = task.bodySource ?? request.httpBody.map { DataBodySource($0) }
         if method == "HEAD" {
             afc_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
@@ -183,21 +228,21 @@ final class Transfer {
         }
     }
 
-    private func configureHeaders(url: URL) {
-        let fields = request.allHTTPHeaderFields ?? [:]
-        var lowered = Set<String>()
-        lowered.reserveCapacity(fields.count + 4)
+    private func configureHeaders(url: URL, fields: [String: String]) {
         var list: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in fields {
-            lowered.insert(name.lowercased())
-            // "Name;" sends an empty value; "Name:" would remove the header.
-            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        var lowered = Set<String>()
+        if !fields.isEmpty || !settings.additionalHeaders.isEmpty {
+            lowered.reserveCapacity(fields.count + settings.additionalHeaders.count)
+            for (name, value) in fields {
+                lowered.insert(name.lowercased())
+                // "Name;" sends an empty value; "Name:" would remove the header.
+                list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            for header in settings.additionalHeaders where !lowered.contains(header.name.lowercased()) {
+                lowered.insert(header.name.lowercased())
+                list = curl_slist_append(list, "\(header.name): \(header.value)")
+            }
         }
-        for header in settings.additionalHeaders where !lowered.contains(header.name.lowercased()) {
-            lowered.insert(header.name.lowercased())
-            list = curl_slist_append(list, "\(header.name): \(header.value)")
-        }
-        if !lowered.contains("expect") { list = curl_slist_append(list, "Expect:") }
         if !lowered.contains("accept-encoding") {
             afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         }
@@ -213,9 +258,23 @@ final class Transfer {
                 list = curl_slist_append(list, "If-Range: \(resume.validator)")
             }
         }
+        if list == nil {
+            // Most requests: only libcurl's own "Expect: 100-continue" to suppress, with a list shared by
+            // every transfer (never freed) instead of one built and freed per request.
+            afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.suppressExpectList)
+            return
+        }
+        if !lowered.contains("expect") { list = curl_slist_append(list, "Expect:") }
         headerList = list
         afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }
+
+    /// A header list holding only "Expect:" (which stops libcurl's "Expect: 100-continue"), shared.
+    nonisolated(unsafe) private static let suppressExpectList: UnsafeMutablePointer<curl_slist> = {
+        // nonisolated(unsafe): written once here and only read after (libcurl only reads header lists).
+        guard let list = curl_slist_append(nil, "Expect:") else { fatalError("curl_slist_append failed: out of memory") }
+        return list
+    }()
 
     private func currentPartialLength(_ resume: DownloadResumeState) -> Int64 {
         var info = stat()
@@ -263,11 +322,12 @@ final class Transfer {
     }
 
     /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
-    func replaceHandle(with newHandle: UnsafeMutableRawPointer) {
+    func replaceHandle(with newHandle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
         reader = nil
-        handle = newHandle
+        handle = newHandle.handle
+        handleState = newHandle.state
     }
 
     private func resetResponse() {
@@ -311,35 +371,30 @@ final class Transfer {
         while valueStart < length, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
         var valueEnd = length
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
-        let name = String(decoding: nameBytes, as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-        let lowered = Self.asciiLowercased(nameBytes, spelled: name)
-        switch lowered {
-        case "set-cookie": setCookieLines.append(value)
-        case "location": locationHeader = value
-        case "www-authenticate": authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
-        default: break
-        }
-        if let existing = indexOfHeader(lowered) {
-            headerEntries[existing].value += ", " + value
-        } else {
-            if !headerIndex.isEmpty { headerIndex[lowered] = headerEntries.count }
-            headerEntries.append((lowered, name, value))
+        headerLines.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<valueEnd]))
+        headerLines.append(0x0A)
+        // Only the few headers the engine acts on become strings here.
+        let name = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
+        if Self.isHeader(name, "set-cookie") || Self.isHeader(name, "location") || Self.isHeader(name, "www-authenticate") {
+            let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+            switch name.count {
+            case 10: setCookieLines.append(value)
+            case 8: locationHeader = value
+            default: authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
+            }
         }
         return true
     }
 
-    /// Where the header named `lowered` (lowercased) is in `headerEntries`.
-    private func indexOfHeader(_ lowered: String) -> Int? {
-        if headerEntries.count <= Self.linearSearchLimit {
-            return headerEntries.firstIndex { $0.lowered == lowered }
+    /// Whether the header name `bytes` is `lowered` (ASCII, lowercase), ignoring case.
+    private static func isHeader(_ bytes: UnsafeRawBufferPointer, _ lowered: StaticString) -> Bool {
+        guard bytes.count == lowered.utf8CodeUnitCount else { return false }
+        let expected = lowered.utf8Start
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[index] { return false }
         }
-        if headerIndex.isEmpty {
-            // Holds every entry from now on (receiveHeaderLine adds each new one).
-            for (index, entry) in headerEntries.enumerated() { headerIndex[entry.lowered] = index }
-        }
-        return headerIndex[lowered]
+        return true
     }
 
     /// Whether `status` is a redirect libcurl or the redirect hook follows (a switch: an array literal
@@ -351,23 +406,9 @@ final class Transfer {
         }
     }
 
-    /// `bytes` (a header name) with ASCII letters lowercased; `spelled` itself when it has no capital
-    /// (no copy). Written into the string's own storage: a lazily mapped sequence takes String's slow
-    /// non-contiguous path, which showed up in profiles of small requests.
-    private static func asciiLowercased(_ bytes: UnsafeRawBufferPointer, spelled: String) -> String {
-        guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return spelled }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            }
-            return bytes.count
-        }
-    }
-
     private func beginHeaderBlock() {
         statusCode = 0
-        headerEntries.removeAll(keepingCapacity: true)
-        headerIndex.removeAll()
+        headerLines.removeAll(keepingCapacity: true)
         setCookieLines.removeAll()
         locationHeader = nil
         authenticateHeader = nil
@@ -381,9 +422,7 @@ final class Transfer {
         if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
             url = moved
         }
-        var headerFields = [String: String](minimumCapacity: headerEntries.count)
-        for entry in headerEntries { headerFields[entry.name] = entry.value }
-        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines)
         lastHead = head
         storeCookies(url: url)
 

@@ -37,7 +37,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             state.state = .completed
             state.error = error
         }
-        transfer(task, didFinishWith: TransferOutcome(error: error))
+        transfersDidFinish([FinishedTransfer(task: task, outcome: TransferOutcome(error: error))])
     }
 
     func taskDidChangeRunState(_ task: SessionTask, resumed: Bool) {
@@ -71,22 +71,30 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func transferDidUpdateProgress(_ task: SessionTask, bytesSentDelta: Int64, bytesWrittenDelta: Int64) {
-        let hooks = currentHooks
-        let sent = task.countOfBytesSent, expectedSend = task.countOfBytesExpectedToSend
-        let received = task.countOfBytesReceived, expectedReceive = task.countOfBytesExpectedToReceive
-        if bytesSentDelta > 0 { hooks.value.taskDidSendBodyData?(task, bytesSentDelta, sent, expectedSend) }
-        if bytesWrittenDelta > 0, let download = task as? SessionDownloadTask {
-            hooks.value.downloadTaskDidWriteData?(download, bytesWrittenDelta, received, expectedReceive)
+        let hooks = currentHooks.value
+        let sendHook = bytesSentDelta > 0 ? hooks.taskDidSendBodyData : nil
+        let writeHook = bytesWrittenDelta > 0 ? hooks.downloadTaskDidWriteData : nil
+        let delegate = delegate(for: task)
+        let followsUpload = bytesSentDelta != 0 && delegate?.followsUploadProgress == true
+        let followsDownload = bytesWrittenDelta != 0 && delegate?.followsDownloadProgress == true
+        // Most small requests: nothing observes progress, so the counts are not even read.
+        guard sendHook != nil || writeHook != nil || followsUpload || followsDownload else { return }
+        let (sent, expectedSend, received, expectedReceive) = task.updateStorage { state in
+            (state.countOfBytesSent, state.countOfBytesExpectedToSend, state.countOfBytesReceived,
+             state.countOfBytesExpectedToReceive)
         }
-        guard let delegate = delegate(for: task) else { return }
-        if bytesSentDelta != 0, delegate.followsUploadProgress {
+        sendHook?(task, bytesSentDelta, sent, expectedSend)
+        if let writeHook, let download = task as? SessionDownloadTask {
+            writeHook(download, bytesWrittenDelta, received, expectedReceive)
+        }
+        if followsUpload, let delegate {
             let progress = delegate.uploadProgress
             progress.totalUnitCount = expectedSend >= 0 ? expectedSend : max(sent, 0)
             progress.completedUnitCount = sent
             delegate.uploadProgressBlock?(progress)
             delegate.notifyObservers(upload: true, completed: sent, total: progress.totalUnitCount)
         }
-        if bytesWrittenDelta != 0, delegate.followsDownloadProgress {
+        if followsDownload, let delegate {
             let progress = delegate.downloadProgress
             progress.totalUnitCount = expectedReceive >= 0 ? expectedReceive : -1
             progress.completedUnitCount = received
@@ -130,8 +138,20 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
     }
 
-    func transfer(_ task: SessionTask, didFinishWith outcome: TransferOutcome) {
+    func transfersDidFinish(_ transfers: [FinishedTransfer]) {
         let hooks = currentHooks
+        let (serializer, queue, group) = currentSettings
+        let jobs = transfers.map { finished in
+            finish(finished.task, outcome: finished.outcome, hooks: hooks.value,
+                   defaults: (serializer, queue ?? DispatchQueue.main, group ?? defaultGroup))
+        }
+        deliverCompletions(jobs)
+    }
+
+    /// Runs the engine-thread part of a task's end (the file move, the hooks) and describes the rest.
+    private func finish(_ task: SessionTask, outcome: TransferOutcome, hooks: SessionManagerHooks,
+                        defaults: (serializer: any ResponseSerializing, queue: DispatchQueue, group: DispatchGroup))
+        -> CompletionJob {
         let delegate = removeRecord(for: task)
         defer { delegate?.finishObservers() }
         var error = outcome.error
@@ -141,7 +161,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         if let download = task as? SessionDownloadTask, let temporary = outcome.temporaryFile {
             let response = task.response ?? URLResponse(url: temporary, mimeType: nil, expectedContentLength: -1,
                                                         textEncodingName: nil)
-            let target = hooks.value.downloadTaskDidFinishDownloading?(download, temporary)
+            let target = hooks.downloadTaskDidFinishDownloading?(download, temporary)
                 ?? delegate?.destination?(temporary, response)
             if let target {
                 do {
@@ -164,16 +184,21 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
         if error != nil, outcome.error == nil { task.updateStorage { $0.error = error } }
 
-        if let metrics = outcome.metrics { hooks.value.taskDidFinishCollectingMetrics?(task, metrics) }
-        if let dataTask = task as? SessionDataTask, error == nil, let hook = hooks.value.dataTaskWillCacheResponse,
+        if let metrics = outcome.metrics { hooks.taskDidFinishCollectingMetrics?(task, metrics) }
+        if let dataTask = task as? SessionDataTask, error == nil, let hook = hooks.dataTaskWillCacheResponse,
            let cache = sessionConfiguration.urlCache, let response = task.response,
            let request = task.originalRequest, let data = outcome.data {
             if let cached = hook(dataTask, CachedURLResponse(response: response, data: data)) {
                 cache.storeCachedResponse(cached, for: request)
             }
         }
-        hooks.value.taskDidComplete?(task, error)
-        complete(task, delegate: delegate, outcome: outcome, error: error, fileURL: fileURL)
+        hooks.taskDidComplete?(task, error)
+        let completion = delegate?.completion
+        var serializer = defaults.serializer
+        if case .result(let custom, _) = completion { serializer = custom }
+        return CompletionJob(task: task, completion: completion, serializer: serializer, data: outcome.data,
+                             error: error, fileURL: fileURL, metrics: outcome.metrics,
+                             queue: delegate?.completionQueueOverride ?? defaults.queue, group: defaults.group)
     }
 
     /// The stored credential for `space`: its default one, else any. Matched field by field, because
@@ -193,73 +218,4 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         NotificationCenter.default.post(name: .urlSessionDidInvalidate, object: self)
         if currentEngine == nil { finishEventStreams() }
     }
-
-    // MARK: Completion delivery
-
-    private func complete(_ task: SessionTask, delegate: TaskDelegate?, outcome: TransferOutcome,
-                          error: (any Error)?, fileURL: URL?) {
-        let (managerSerializer, managerQueue, managerGroup) = currentSettings
-        let group = managerGroup ?? defaultGroup
-        let queue = delegate?.completionQueueOverride ?? managerQueue ?? DispatchQueue.main
-        let completion = delegate?.completion
-        let isDownload = task is SessionDownloadTask
-        let serializer: any ResponseSerializing
-        if case .result(let custom, _) = completion { serializer = custom } else { serializer = managerSerializer }
-        let data = outcome.data
-        let metrics = outcome.metrics
-
-        processingQueue.async(group: group) { [self] in
-            var object: (any Sendable)?
-            var finalError = error
-            if isDownload {
-                object = fileURL
-            } else if error == nil {
-                let result = serializer.responseObject(for: task.response, data: data ?? Data())
-                object = result.object
-                finalError = result.error
-            }
-            let userInfo = notificationUserInfo(serializer: serializer, data: data, object: object, error: finalError,
-                                                fileURL: fileURL, metrics: metrics)
-            let deliver: @Sendable () -> Void = { [self, object, finalError] in
-                switch completion {
-                case .data(let handler): handler(task.response, object, finalError)
-                case .taskData(let handler): handler(task, task.response, object, finalError)
-                case .download(let handler): handler(task.response, fileURL, finalError)
-                case .result(_, let handler):
-                    handler(DataTaskResult(request: task.currentRequest, response: task.response, data: data,
-                                           object: object, error: finalError))
-                case nil: break
-                }
-                NotificationCenter.default.post(name: .networkingTaskDidComplete, object: task,
-                                                userInfo: userInfo.value)
-                emit(.completed(task, error: finalError))
-            }
-            if queue === processingQueue {
-                // Already there (the async API's default): a second hop would only cost a thread wake-up.
-                deliver()
-            } else {
-                queue.async(group: group, execute: deliver)
-            }
-        }
-    }
-
-    private func notificationUserInfo(serializer: any ResponseSerializing, data: Data?, object: (any Sendable)?,
-                                      error: (any Error)?, fileURL: URL?,
-                                      metrics: SessionTaskMetrics?) -> UncheckedUserInfo {
-        // Keyed by AnyHashable as Notification stores it: a [String: Any] would be converted on every post.
-        var info: [AnyHashable: Any] = [NetworkingTaskDidCompleteKey.responseSerializer: serializer]
-        if let data, !data.isEmpty { info[NetworkingTaskDidCompleteKey.responseData] = data }
-        if let error { info[NetworkingTaskDidCompleteKey.error] = error }
-        if let fileURL { info[NetworkingTaskDidCompleteKey.assetPath] = fileURL }
-        if let object, fileURL == nil { info[NetworkingTaskDidCompleteKey.serializedResponse] = object }
-        if let metrics { info[NetworkingTaskDidCompleteKey.sessionTaskMetrics] = metrics }
-        return UncheckedUserInfo(value: info)
-    }
-}
-
-/// A notification userInfo crossing to the completion queue.
-private struct UncheckedUserInfo: @unchecked Sendable {
-    // @unchecked Sendable: built once from Sendable values (serializer, Data, errors, URL, metrics) and
-    // only read after.
-    let value: [AnyHashable: Any]
 }

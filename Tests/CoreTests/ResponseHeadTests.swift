@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import AFCore
+
+@Suite("ResponseHead: header lines as the engine copied them")
+struct ResponseHeadTests {
+    private func head(_ lines: String) -> ResponseHead {
+        ResponseHead(url: URL(string: "http://127.0.0.1/x")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                     headerLines: Array(lines.utf8))
+    }
+
+    @Test func repeatedNamesJoinInArrivalOrderUnderTheFirstSpelling() {
+        let fields = head("Set-Cookie: a=1\nContent-Type: text/plain\nset-COOKIE: b=2\nX-Empty: \nSET-cookie: c=3\n")
+            .headerFields
+        #expect(fields == ["Set-Cookie": "a=1, b=2, c=3", "Content-Type": "text/plain", "X-Empty": ""])
+    }
+
+    @Test func namesDifferingOnlyInNonLettersStayApart() {
+        // '-' and '\r' share their low five bits with each other's case bit set: never equal.
+        let fields = head("X-A: 1\nX\rA: 2\nX_A: 3\n").headerFields
+        #expect(fields == ["X-A": "1", "X\rA": "2", "X_A": "3"])
+    }
+
+    @Test func linesWithoutAColonAreIgnoredAndValuesKeepInnerSpaces() {
+        let fields = head("garbage line\nServer:   nginx 1.22  \nEmpty\n").headerFields
+        #expect(fields == ["Server": "nginx 1.22  "])
+    }
+
+    @Test func theResponseCarriesTheFields() throws {
+        let response = try #require(head("ETag: \"v1\"\nContent-Length: 5\nContent-Type: text/html; charset=utf-8\n").response)
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "etag") == "\"v1\"")
+        #expect(response.expectedContentLength == 5)
+        #expect(response.mimeType == "text/html")
+        #expect(response.textEncodingName == "utf-8")
+    }
+}
