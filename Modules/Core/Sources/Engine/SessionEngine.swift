@@ -44,6 +44,8 @@ final class SessionEngine: @unchecked Sendable {
     private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
+    /// Tasks held back by the per-host connection limit, started in priority order.
+    private var admission: HostAdmission
     private var invalidating = false
     private var cancelOnInvalidate = false
     private static let maximumIdleHandles = 64
@@ -54,6 +56,7 @@ final class SessionEngine: @unchecked Sendable {
         self.multi = multi
         self.settings = settings
         self.events = events
+        self.admission = HostAdmission(limit: settings.maximumConnectionsPerHost)
         if settings.maximumConnectionsPerHost > 0 {
             afc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maximumConnectionsPerHost)
         }
@@ -114,12 +117,13 @@ final class SessionEngine: @unchecked Sendable {
                 return inbox.commands
             }
             for command in commands { handle(command) }
-            if invalidating && transfersByTask.isEmpty { break }
+            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting { break }
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectCompletions()
             fireThrottleTimers()
+            if admission.hasWaiting { admitToMultiplexingHosts() }
             if invalidating && transfersByTask.isEmpty { continue }
 
             var timeout = -1
@@ -154,13 +158,23 @@ final class SessionEngine: @unchecked Sendable {
                 transfer.throttled = false
                 transfer.userPaused = false
                 curl_easy_pause(transfer.handle, afc_pause_cont)
+            } else if let host = admission.waitingHost(of: task) {
+                startWaiting(on: host)  // a suspended waiting task was skipped; a slot may be free
             }
         case .cancel(let task):
-            if let transfer = transfersByTask[ObjectIdentifier(task)] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK) }
+            if let transfer = transfersByTask[ObjectIdentifier(task)] {
+                finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
+            } else if admission.removeWaiting(task) {
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
+            }
         case .invalidate(let cancelingTasks):
             invalidating = true
             if cancelingTasks {
                 cancelOnInvalidate = true
+                for task in admission.removeAllWaiting() {
+                    task.cancel()
+                    finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+                }
                 for transfer in Array(transfersByTask.values) {
                     transfer.task.cancel()
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
@@ -170,6 +184,36 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func begin(_ task: SessionTask) {
+        guard events != nil else {
+            task.updateStorage { $0.state = .completed }
+            return
+        }
+        let request = task.currentRequest ?? task.originalRequest
+        guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: settings.proxy) }) else {
+            return  // waits for a slot on its host
+        }
+        startTransfer(task)
+    }
+
+    /// Starts every waiting task `host` has room for, best priority first.
+    private func startWaiting(on host: String) {
+        while let task = admission.next(for: host) { startTransfer(task) }
+    }
+
+    /// A host whose responses arrive over HTTP/2 or HTTP/3 multiplexes: its waiting tasks need no
+    /// connection of their own, so they all start (the stream weight carries their priority).
+    private func admitToMultiplexingHosts() {
+        let hosts = Set(admission.waitingHosts)
+        for transfer in transfersByHandle.values {
+            guard let version = transfer.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3"),
+                  let request = transfer.task.originalRequest,
+                  let host = HostAdmission.key(for: request, proxy: settings.proxy), hosts.contains(host) else { continue }
+            admission.markMultiplexing(host)
+            startWaiting(on: host)
+        }
+    }
+
+    private func startTransfer(_ task: SessionTask) {
         guard let events else {
             task.updateStorage { $0.state = .completed }
             return
@@ -177,6 +221,11 @@ final class SessionEngine: @unchecked Sendable {
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
         transfer.onWait = { [unowned self] transfer, wait in
             throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
+        }
+        transfer.onBecomeDownload = { [unowned self] transfer, dataTask in
+            transfersByTask[ObjectIdentifier(dataTask)] = nil
+            transfersByTask[ObjectIdentifier(transfer.task)] = transfer
+            admission.transfer(from: dataTask, to: transfer.task)
         }
         transfersByTask[ObjectIdentifier(task)] = transfer
         transfer.userPaused = task.state == .suspended
@@ -250,7 +299,7 @@ final class SessionEngine: @unchecked Sendable {
 
         var outcome = TransferOutcome(metrics: metrics)
         if cancelled {
-            outcome.error = CurlErrorMapping.error(.cancelled, url: transfer.request.url)
+            outcome.error = cancellationError(of: task, url: transfer.request.url)
         } else if let bodyError = transfer.bodyError {
             var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
             if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
@@ -299,9 +348,15 @@ final class SessionEngine: @unchecked Sendable {
             state.metrics = outcome.metrics
         }
         events?.transfer(task, didFinishWith: outcome)
+        if let host = admission.release(task) { startWaiting(on: host) }
     }
 
-    private func finishWithoutTransfer(_ task: SessionTask, error: URLError) {
+    /// -999, or the error the task was cancelled with (a response disposition the platform cannot honour).
+    private func cancellationError(of task: SessionTask, url: URL?) -> any Error {
+        task.cancellationError ?? CurlErrorMapping.error(.cancelled, url: url)
+    }
+
+    private func finishWithoutTransfer(_ task: SessionTask, error: any Error) {
         task.updateStorage { state in
             state.state = .completed
             state.error = error

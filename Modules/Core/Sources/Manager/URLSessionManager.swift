@@ -311,7 +311,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         resultTask(with: request, source: nil, serializer: responseSerializer, queue: nil, completion: completion)
     }
 
-    private func nextIdentifier() -> Int {
+    func nextIdentifier() -> Int {
         registry.withLock { registry in
             defer { registry.nextIdentifier += 1 }
             return registry.nextIdentifier
@@ -376,6 +376,16 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         registry.withLock { registry in
             guard let record = registry.records[task.taskIdentifier], record.task === task else { return nil }
             registry.records[task.taskIdentifier] = nil
+            return record.delegate
+        }
+    }
+
+    /// Moves `dataTask`'s record (its delegate) to `download`; nil when the manager no longer knows it.
+    func replaceRecord(of dataTask: SessionDataTask, with download: SessionDownloadTask) -> TaskDelegate? {
+        registry.withLock { registry in
+            guard let record = registry.records[dataTask.taskIdentifier], record.task === dataTask else { return nil }
+            registry.records[dataTask.taskIdentifier] = nil
+            registry.records[download.taskIdentifier] = (download, record.delegate)
             return record.delegate
         }
     }

@@ -72,8 +72,16 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         set { storage.withLock { $0.taskDescription = newValue } }
     }
 
-    /// A hint in 0...1 (default 0.5, `URLSessionTask.defaultPriority`); values outside are clamped.
-    /// libcurl has no per-transfer priority, so it is recorded only.
+    /// How soon the transfer should be served relative to the session's others: 0...1 (default 0.5,
+    /// `URLSessionTask.defaultPriority`; `lowPriority` 0.25 and `highPriority` 0.75 are the usual
+    /// values); values outside are clamped. Read when the task reaches the engine (set it before
+    /// ``resume()``):
+    /// - When a host already has `httpMaximumConnectionsPerHost` transfers running over HTTP/1.x, further
+    ///   tasks for it wait in the session and start as earlier ones finish: highest priority first, in
+    ///   resume order among equal priorities. A waiting task that is suspended keeps its place and is
+    ///   skipped until resumed; cancelling it completes it with -999.
+    /// - Over HTTP/2 it becomes the stream's weight: 0 -> 1, 0.5 -> 16 (HTTP/2's default), 1 -> 256,
+    ///   linear in between on each side of 0.5. Servers may weigh streams differently or not at all.
     public var priority: Float {
         get { storage.withLock { $0.priority } }
         set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
@@ -139,6 +147,16 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         cancel(producingResumeData: false)
     }
 
+    /// Cancels the task so that it completes with `error` instead of -999 (a response disposition this
+    /// platform cannot honour).
+    func cancel(failingWith error: URLError) {
+        storage.withLock { $0.cancellationError = error }
+        cancel(producingResumeData: false)
+    }
+
+    /// The error a cancelled transfer completes with instead of -999, if any.
+    var cancellationError: URLError? { storage.withLock { $0.cancellationError } }
+
     func cancel(producingResumeData: Bool) {
         let wasStarted: Bool? = storage.withLock { state in
             guard state.state == .running || state.state == .suspended else { return nil }
@@ -192,6 +210,7 @@ struct TaskStorage: Sendable {
     var taskDescription: String?
     var priority: Float = 0.5
     var unusableError: URLError?
+    var cancellationError: URLError?
 }
 
 /// A task that loads a response body into memory (`URLSessionDataTask`).
@@ -219,6 +238,20 @@ public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
         let willCancel = state == .running || state == .suspended
         cancel(producingResumeData: true)
         if !willCancel { completionHandler(nil) }
+    }
+
+    /// A download task continuing the transfer of `dataTask` (`.becomeDownload`): same requests,
+    /// response, counts, priority and description; started, in the data task's run state.
+    convenience init(identifier: Int, continuing dataTask: SessionDataTask, controller: any TaskControlling) {
+        self.init(identifier: identifier, request: dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")),
+                   bodySource: dataTask.bodySource, controller: controller)
+        let inherited = dataTask.updateStorage { $0 }
+        updateStorage { state in
+            state = inherited
+            state.started = true
+            state.metrics = nil
+            state.error = nil
+        }
     }
 
     /// Takes the resume data handler (engine side).
