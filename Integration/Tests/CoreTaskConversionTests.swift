@@ -28,12 +28,33 @@ private final class ConversionLog: Sendable {
         case wrote(taskIdentifier: Int, total: Int64, expected: Int64)
         case finishedDownloading(taskIdentifier: Int)
         case completed(taskIdentifier: Int, code: Int?)
+        case notification(String)
     }
 
     let conversions = Mutex<[Conversion]>([])
     let events = Mutex<[Event]>([])
     let temporaryFiles = Mutex<[URL]>([])
     let completions = Mutex<[CoreResult]>([])
+    /// An observer token (not Sendable: it is only handed back to NotificationCenter in deinit).
+    private struct Token: @unchecked Sendable { let value: any NSObjectProtocol }
+    private let observers = Mutex<[Token]>([])
+
+    deinit { for token in observers.withLock({ $0 }) { NotificationCenter.default.removeObserver(token.value) } }
+
+    /// Records resume and complete notifications about tasks for `url` as events, in posting order.
+    func recordNotifications(about url: URL) {
+        for (name, label) in [(Notification.Name.networkingTaskDidResume, "resume"), (.networkingTaskDidComplete, "complete")] {
+            let token = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+                guard let self, let task = note.object as? SessionTask, task.originalRequest?.url == url else { return }
+                let keys = (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted()
+                self.events.withLock {
+                    $0.append(.notification("\(label) \(type(of: task)) \(task.taskIdentifier) \(keys)"))
+                }
+            }
+            let box = Token(value: token)
+            observers.withLock { $0.append(box) }
+        }
+    }
 
     var conversion: Conversion? { conversions.withLock { $0.first } }
     var completionCount: Int { completions.withLock { $0.count } }
@@ -106,6 +127,7 @@ struct CoreTaskConversionTests {
         let manager = coreManager()
         let log = ConversionLog()
         manager.hooks = log.hooks(for: manager, destination: target)
+        log.recordNotifications(about: file.url)
 
         let (dataTask, progress) = await log.run(manager, URLRequest(url: file.url))
 
@@ -136,7 +158,10 @@ struct CoreTaskConversionTests {
         #expect(!FileManager.default.fileExists(atPath: temporary.path))
 
         // Hook order: conversion, then progress of the download task only, the move, the completion.
-        let events = log.events.withLock { $0 }
+        let events = log.events.withLock { $0 }.filter {
+            if case .notification = $0 { return false }
+            return true
+        }
         #expect(events.first == .converted)
         let writes = events.compactMap { event -> (Int, Int64, Int64)? in
             if case .wrote(let id, let total, let expected) = event { return (id, total, expected) }
@@ -157,7 +182,24 @@ struct CoreTaskConversionTests {
         #expect(download.error == nil)
         #expect(download.countOfBytesReceived == Int64(1 << 20))
         #expect(await waitUntil { conversion.downloadCompleted.value == 1 })
+        // The data task's end and the download's start were posted at the conversion (before the hook made
+        // these counters), so observers following tasks one by one stay balanced.
         #expect(conversion.dataCompleted.value == 0)
+        let d = dataTask.taskIdentifier, n = download.taskIdentifier
+        let notifications = log.events.withLock { $0 }.filter {
+            if case .notification = $0 { return true }
+            return $0 == .converted
+        }
+        let serializerKey = "com.alamofire.networking.task.complete.responseserializer"
+        let downloadKeys = ["com.alamofire.networking.complete.sessiontaskmetrics",
+                            "com.alamofire.networking.task.complete.assetpath", serializerKey].sorted()
+        #expect(notifications == [
+            .notification("resume SessionDataTask \(d) []"),
+            .notification("resume SessionDownloadTask \(n) []"),
+            .notification("complete SessionDataTask \(d) [\"\(serializerKey)\"]"),
+            .converted,
+            .notification("complete SessionDownloadTask \(n) \(downloadKeys)"),
+        ])
         #expect(manager.tasks.isEmpty)
     }
 

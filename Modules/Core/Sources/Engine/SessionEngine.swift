@@ -24,13 +24,15 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// What a sender has to do after queueing a command.
-    private enum Wake { case none, poll, startThread }
+    private enum Wake { case none, startThread }
 
     private struct Inbox {
         var commands: [Command] = []
         var threadStarted = false
         var invalidated = false
         var invalidationSent = false
+        /// The loop ended and the multi handle is gone: nothing may be sent any more.
+        var stopped = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -75,22 +77,30 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Stops accepting tasks; the engine stops once its transfers end (cancelled first when asked).
     func invalidate(cancelingTasks: Bool) {
-        send(.invalidate(cancelingTasks: cancelingTasks), evenIfInvalidated: true)
+        send(.invalidate(cancelingTasks: cancelingTasks))
     }
 
     var isInvalidated: Bool { inbox.withLock { $0.invalidated } }
 
     @discardableResult
-    private func send(_ command: Command, evenIfInvalidated: Bool = false) -> Bool {
+    private func send(_ command: Command) -> Bool {
         let (accepted, wake): (Bool, Wake) = inbox.withLock { inbox in
-            if inbox.invalidated && !(evenIfInvalidated && !inbox.invalidationSent) { return (false, .none) }
+            if inbox.stopped { return (false, .none) }
+            // After invalidation no task starts, but the ones still running (or waiting for a connection)
+            // can be cancelled, suspended and resumed until they end.
+            if case .start = command, inbox.invalidated { return (false, .none) }
+            if case .invalidate = command, inbox.invalidationSent { return (false, .none) }
             if case .invalidate = command { inbox.invalidationSent = true }
             if case .invalidate = command { inbox.invalidated = true }
             // Only the command that makes the inbox non-empty wakes the engine: the engine drains the
             // whole inbox after every wake-up, so a burst of commands costs one wake-up, not one each.
             let wasEmpty = inbox.commands.isEmpty
             inbox.commands.append(command)
-            if inbox.threadStarted { return (true, wasEmpty ? .poll : .none) }
+            if inbox.threadStarted {
+                // Woken under the lock: shutDown() marks the inbox stopped under it before freeing `multi`.
+                if wasEmpty { curl_multi_wakeup(multi) }
+                return (true, .none)
+            }
             inbox.threadStarted = true
             return (true, .startThread)
         }
@@ -100,8 +110,6 @@ final class SessionEngine: @unchecked Sendable {
             let thread = Thread { [self] in run() }
             thread.name = "AFCore.engine"  // Linux thread names hold 15 bytes
             thread.start()
-        case .poll:
-            curl_multi_wakeup(multi)
         case .none:
             break
         }
@@ -491,6 +499,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func shutDown() {
+        inbox.withLock { $0.stopped = true }
         for handle in idleHandles { curl_easy_cleanup(handle) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)

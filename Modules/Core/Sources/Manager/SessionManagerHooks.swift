@@ -49,8 +49,12 @@ public struct SessionManagerHooks: Sendable {
     /// the engine thread once, after the download task replaced the data task in the manager's task
     /// lists and before any of its progress (AFNetworking's `setDataTaskDidBecomeDownloadTaskBlock:`).
     ///
-    /// From then on the data task is `.completed` with no error and gets no events of its own (no
-    /// completion notification, no ``taskDidComplete``); cancel, suspend or resume the download task.
+    /// At the conversion the data task becomes `.completed` with no error, and, so that observers
+    /// following tasks one by one (the activity indicator) stay balanced, `networkingTaskDidResume` is
+    /// posted for the download task and `networkingTaskDidComplete` for the data task (userInfo: only the
+    /// response serializer; the same pair goes to ``URLSessionManager/taskEvents()``), synchronously on
+    /// the engine thread before this hook. The data task gets nothing else: no ``taskDidComplete``, no
+    /// metrics, no completion handler call of its own. Cancel, suspend or resume the download task.
     /// Download progress (``downloadTaskDidWriteData``, the data task's download progress closure)
     /// reports for the download task. When it finishes, ``downloadTaskDidFinishDownloading`` decides
     /// where the file goes (nil: the temporary file is deleted, as for any download without a

@@ -60,6 +60,14 @@ extension URLSessionManager {
             state.state = .completed
             state.error = nil
         }
+        // Observers that follow tasks one by one (the activity indicator) see the download start and the
+        // data task end, so their counts stay balanced; the data task's completion handler does not run.
+        NotificationCenter.default.post(name: .networkingTaskDidResume, object: download)
+        emit(.resumed(download))
+        NotificationCenter.default.post(name: .networkingTaskDidComplete, object: dataTask, userInfo: [
+            NetworkingTaskDidCompleteKey.responseSerializer: currentSettings.serializer,
+        ])
+        emit(.completed(dataTask, error: nil))
         hooks.dataTaskDidBecomeDownloadTask?(dataTask, download)
         return download
     }
