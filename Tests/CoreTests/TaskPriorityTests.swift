@@ -132,3 +132,38 @@ private final class AdmissionUnderTest {
     func removeAllWaiting() -> [SessionTask] { admission.removeAllWaiting() }
     func markMultiplexing(_ host: String) { admission.markMultiplexing(host) }
 }
+
+@Suite("Task priority on the wire")
+struct TaskPriorityWireTests {
+    /// Runs a GET for `path` with `priority` to completion and returns its status.
+    private func get(_ manager: URLSessionManager, _ url: URL, priority: Float) async -> Int? {
+        await withCheckedContinuation { continuation in
+            let task = manager.dataTask(with: URLRequest(url: url)) { response, _, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+            }
+            task.priority = priority
+            task.resume()
+        }
+    }
+
+    @Test func priorityTravelsAsTheHTTP2StreamWeight() async throws {
+        let server = try H2CPriorityRecorder()
+        defer { server.stop() }
+        let manager = makeManager()
+        manager.httpVersion = .http2
+        defer { manager.invalidateSession(cancelingTasks: true) }
+
+        // The first request upgrades the connection (its stream 1 carries no frame of its own); the next
+        // ones are HEADERS frames on the same connection.
+        #expect(await get(manager, server.url("/upgrade"), priority: 0.5) == 200)
+        #expect(await get(manager, server.url("/high"), priority: 1) == 200)
+        #expect(await get(manager, server.url("/low"), priority: 0) == 200)
+        #expect(await get(manager, server.url("/quarter"), priority: URLSessionTask.lowPriority) == 200)
+        #expect(await get(manager, server.url("/default"), priority: URLSessionTask.defaultPriority) == 200)
+        #expect(await get(manager, server.url("/three-quarters"), priority: URLSessionTask.highPriority) == 200)
+
+        #expect(server.streams.map(\.identifier) == [1, 3, 5, 7, 9, 11])
+        // Default priority sets no weight: libcurl sends no priority block, the server assumes 16.
+        #expect(server.streams.map(\.weight) == [nil, 256, 1, 9, nil, 136])
+    }
+}
