@@ -221,7 +221,9 @@ struct CoreTaskConversionTests {
         #expect(log.conversion?.downloadTask.countOfBytesReceived == Int64(ServedFiles.oneKilobyteByteCount))
     }
 
-    @Test func cancellingTheDownloadTaskGivesCancelledOnce() async throws {
+    /// Cancelling the download task, or the data task it came from (which forwards), gives -999 once.
+    @Test(arguments: [false, true])
+    func cancellingTheDownloadTaskGivesCancelledOnce(throughTheDataTask: Bool) async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
         let log = ConversionLog()
@@ -230,7 +232,9 @@ struct CoreTaskConversionTests {
         hooks.dataTaskDidBecomeDownloadTask = { dataTask, download in
             conversionHook?(dataTask, download)
             // /stall never sends its body: the download is still running when this cancel arrives.
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { download.cancel() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+                if throughTheDataTask { dataTask.cancel() } else { download.cancel() }
+            }
         }
         manager.hooks = hooks
 

@@ -205,6 +205,7 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Starts every waiting task `host` has room for, best priority first.
     private func startWaiting(on host: String) {
+        guard !cancelOnInvalidate else { return }
         while let task = admission.next(for: host) { startTransfer(task) }
     }
 

@@ -54,7 +54,8 @@ public struct SessionManagerHooks: Sendable {
     /// posted for the download task and `networkingTaskDidComplete` for the data task (userInfo: only the
     /// response serializer; the same pair goes to ``URLSessionManager/taskEvents()``), synchronously on
     /// the engine thread before this hook. The data task gets nothing else: no ``taskDidComplete``, no
-    /// metrics, no completion handler call of its own. Cancel, suspend or resume the download task.
+    /// metrics, no completion handler call of its own. Suspend or resume the download task; `cancel()` on
+    /// either cancels the download (so cancelling an async call's Swift task still stops the transfer).
     /// Download progress (``downloadTaskDidWriteData``, the data task's download progress closure)
     /// reports for the download task. When it finishes, ``downloadTaskDidFinishDownloading`` decides
     /// where the file goes (nil: the temporary file is deleted, as for any download without a

@@ -59,6 +59,7 @@ extension URLSessionManager {
         dataTask.updateStorage { state in
             state.state = .completed
             state.error = nil
+            state.successor = download
         }
         // Observers that follow tasks one by one (the activity indicator) see the download start and the
         // data task end, so their counts stay balanced; the data task's completion handler does not run.

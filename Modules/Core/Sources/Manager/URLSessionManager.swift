@@ -337,11 +337,13 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         if resetSession {
             registry.withLock { $0.engine }?.trustContext.currentPolicy = securityPolicy
         }
+        // The engine first: it cancels every transfer and waiting task at once, so cancelling one task
+        // here cannot free a connection that a waiting task would take before its own cancel arrives.
+        old?.invalidate(cancelingTasks: cancelingTasks)
         if cancelingTasks {
             // Tasks never started complete here; started ones through their engine.
             for task in tasks where task.state != .completed { task.cancel() }
         }
-        old?.invalidate(cancelingTasks: cancelingTasks)
     }
 
     // MARK: Events

@@ -142,7 +142,8 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     }
 
     /// Cancels the task: it completes with `URLError(.cancelled)` (-999), also when it was never started.
-    /// No effect once completed.
+    /// No effect once completed, except on a data task that became a download task
+    /// (``SessionManagerHooks/dataTaskDidBecomeDownloadTask``): that cancels the download task.
     public func cancel() {
         cancel(producingResumeData: false)
     }
@@ -158,6 +159,10 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     var cancellationError: URLError? { storage.withLock { $0.cancellationError } }
 
     func cancel(producingResumeData: Bool) {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.cancel()
+            return
+        }
         let wasStarted: Bool? = storage.withLock { state in
             guard state.state == .running || state.state == .suspended else { return nil }
             state.state = .canceling
@@ -211,6 +216,8 @@ struct TaskStorage: Sendable {
     var priority: Float = 0.5
     var unusableError: URLError?
     var cancellationError: URLError?
+    /// The download task a data task became (its transfer continues there).
+    weak var successor: SessionDownloadTask?
 }
 
 /// A task that loads a response body into memory (`URLSessionDataTask`).
@@ -251,6 +258,7 @@ public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
             state.started = true
             state.metrics = nil
             state.error = nil
+            state.successor = nil
         }
     }
 
