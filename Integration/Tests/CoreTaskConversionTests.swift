@@ -89,8 +89,7 @@ private final class ConversionLog: Sendable {
     }
 
     /// Runs a data task for `request` to its completion (waiting a moment longer for a second call).
-    func run(_ manager: URLSessionManager, _ request: URLRequest, afterResume: @escaping @Sendable (SessionDataTask) -> Void = { _ in })
-        async -> (task: SessionDataTask, progress: [Int64]) {
+    func run(_ manager: URLSessionManager, _ request: URLRequest) async -> (task: SessionDataTask, progress: [Int64]) {
         let progress = Mutex<[Int64]>([])
         let task = manager.dataTask(with: request, downloadProgress: { p in
             progress.withLock { $0.append(p.completedUnitCount) }
@@ -100,7 +99,6 @@ private final class ConversionLog: Sendable {
             }
         })
         task.resume()
-        afterResume(task)
         _ = await waitUntil(20) { self.completionCount > 0 }
         try? await Task.sleep(for: .milliseconds(200))
         return (task, progress.withLock { $0 })

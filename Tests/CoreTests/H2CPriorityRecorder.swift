@@ -43,7 +43,11 @@ final class H2CPriorityRecorder: Sendable {
                 connections.withLock { $0.append(client) }
                 Thread { [self] in
                     serve(client)
-                    close(client)
+                    // Closed under the lock stop() shuts sockets down with: a closed number may be reused.
+                    connections.withLock { open in
+                        open.removeAll { $0 == client }
+                        close(client)
+                    }
                 }.start()
             }
         }.start()
@@ -54,7 +58,9 @@ final class H2CPriorityRecorder: Sendable {
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        for client in connections.withLock({ $0 }) { shutdown(client, Int32(SHUT_RDWR)) }
+        connections.withLock { open in
+            for client in open { shutdown(client, Int32(SHUT_RDWR)) }
+        }
     }
 
     // MARK: One connection

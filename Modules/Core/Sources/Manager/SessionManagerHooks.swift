@@ -33,10 +33,11 @@ public struct SessionManagerHooks: Sendable {
     /// - `.allow` receives the body.
     /// - `.cancel` cancels the task (-999).
     /// - `.becomeDownload` (write `.becomeDownloadTask`: swift-corelibs-foundation marks `.becomeDownload`
-    ///   deprecated because its own URLSession cannot do it) continues the same transfer as a new ``SessionDownloadTask`` (next
-    ///   `taskIdentifier`, same requests and response, running): the body goes to a temporary file, the
-    ///   download task replaces the data task in ``URLSessionManager/tasks``, and the data task's
-    ///   completion handler and progress move to it (as AFNetworking moves the task delegate); then
+    ///   deprecated because its own URLSession cannot do it) continues the same transfer as a new
+    ///   ``SessionDownloadTask`` (the next `taskIdentifier`; the data task's requests, response, counts,
+    ///   priority and description; running): the body goes to a temporary file, the download task
+    ///   replaces the data task in ``URLSessionManager/tasks``, and the data task's completion handler and
+    ///   progress move to it (as AFNetworking moves the task delegate); then
     ///   ``dataTaskDidBecomeDownloadTask`` runs. See that hook for how the transfer ends.
     /// - `.becomeStream` fails the task: Linux has no `URLSessionStreamTask` (swift-corelibs-foundation
     ///   marks the case unavailable, so Swift code here cannot even name it; should the value arrive
@@ -60,8 +61,9 @@ public struct SessionManagerHooks: Sendable {
     /// reports for the download task. When it finishes, ``downloadTaskDidFinishDownloading`` decides
     /// where the file goes (nil: the temporary file is deleted, as for any download without a
     /// destination), then the data task's completion handler runs once with the response, the moved
-    /// file's URL as the response object (nil when the file was not moved; the body is never
-    /// serialized) and the error; ``taskDidComplete`` and the completion notification are about the
+    /// file's URL as the response object (nil when the file was not moved; the body is neither
+    /// validated nor serialized, as for AFNetworking's downloads) and the error (a failed move's error
+    /// included); ``taskDidComplete`` and the completion notification are about the
     /// download task (its userInfo has the file URL under the asset path key). A handler that receives a
     /// task (``HTTPSessionManager``'s success and failure) gets the original data task.
     public var dataTaskDidBecomeDownloadTask: (@Sendable (SessionDataTask, SessionDownloadTask) -> Void)?
