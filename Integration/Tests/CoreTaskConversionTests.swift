@@ -227,11 +227,19 @@ struct CoreTaskConversionTests {
         let log = ConversionLog()
         var hooks = log.hooks(for: manager, destination: nil)
         let conversionHook = hooks.dataTaskDidBecomeDownloadTask
+        let forwarded = Mutex<[Bool]>([])
         hooks.dataTaskDidBecomeDownloadTask = { dataTask, download in
             conversionHook?(dataTask, download)
             // /stall never sends its body: the download is still running when this cancel arrives.
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
-                if throughTheDataTask { dataTask.cancel() } else { download.cancel() }
+                guard throughTheDataTask else { return download.cancel() }
+                // The data task forwards control to the download task.
+                dataTask.suspend()
+                let suspended = download.state == .suspended
+                dataTask.resume()
+                let resumed = download.state == .running
+                forwarded.withLock { $0 = [suspended, resumed] }
+                dataTask.cancel()
             }
         }
         manager.hooks = hooks
@@ -250,6 +258,7 @@ struct CoreTaskConversionTests {
         #expect(log.events.withLock { $0 }.last == .completed(taskIdentifier: download.taskIdentifier, code: NSURLErrorCancelled))
         #expect(log.temporaryFiles.withLock { $0 }.isEmpty)
         #expect(manager.tasks.isEmpty)
+        #expect(forwarded.withLock { $0 } == (throughTheDataTask ? [true, true] : []))
     }
 
     @Test func httpSessionManagerSuccessGetsTheOriginalDataTaskAndTheFileURL() async throws {

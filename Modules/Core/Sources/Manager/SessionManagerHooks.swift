@@ -55,8 +55,9 @@ public struct SessionManagerHooks: Sendable {
     /// posted for the download task and `networkingTaskDidComplete` for the data task (userInfo: only the
     /// response serializer; the same pair goes to ``URLSessionManager/taskEvents()``), synchronously on
     /// the engine thread before this hook. The data task gets nothing else: no ``taskDidComplete``, no
-    /// metrics, no completion handler call of its own. Suspend or resume the download task; `cancel()` on
-    /// either cancels the download (so cancelling an async call's Swift task still stops the transfer).
+    /// metrics, no completion handler call of its own. `cancel()`, `suspend()` and `resume()` on the data
+    /// task act on the download task (so progress objects handed out earlier, and an async call's Swift
+    /// task cancellation, still control the transfer).
     /// Download progress (``downloadTaskDidWriteData``, the data task's download progress closure)
     /// reports for the download task. When it finishes, ``downloadTaskDidFinishDownloading`` decides
     /// where the file goes (nil: the temporary file is deleted, as for any download without a

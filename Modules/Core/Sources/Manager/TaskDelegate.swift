@@ -20,17 +20,14 @@ enum TaskCompletion: Sendable {
 /// progress closures, the destination and the completion.
 final class TaskDelegate: @unchecked Sendable {
     // @unchecked Sendable: the closures and queue are `let`s; the Progress objects (internally locked by
-    // Foundation), the observers, the task reference (weak, to a Sendable task; it changes when a data
-    // task becomes a download task) and the mutable `engine` sit in locks (Protected).
+    // Foundation), the observers and the mutable `engine` sit in locks (Protected); `task` is a weak
+    // reference to a Sendable task.
     private let progressObjects = Protected<(upload: Progress?, download: Progress?)>((nil, nil))
-    private let taskReference: Protected<WeakTask>
-    private var task: SessionTask? { taskReference.withLock { $0.task } }
+    private weak var task: SessionTask?
     let uploadProgressBlock: (@Sendable (Progress) -> Void)?
     let downloadProgressBlock: (@Sendable (Progress) -> Void)?
     let destination: (@Sendable (URL, URLResponse) -> URL)?
-    private let givenCompletion: TaskCompletion?
-    /// The data task this delegate came from when its task became a download task.
-    private let convertedDataTask = Protected<SessionDataTask?>(nil)
+    let completion: TaskCompletion?
     /// The queue the completion runs on when it must not depend on the manager's (async API).
     let completionQueueOverride: DispatchQueue?
     private let runningEngine = Protected<SessionEngine?>(nil)
@@ -52,31 +49,9 @@ final class TaskDelegate: @unchecked Sendable {
         self.uploadProgressBlock = uploadProgressBlock
         self.downloadProgressBlock = downloadProgressBlock
         self.destination = destination
-        self.givenCompletion = completion
+        self.completion = completion
         self.completionQueueOverride = completionQueueOverride
-        self.taskReference = Protected(WeakTask(task: task))
-    }
-
-    /// The completion: the one given, except that a handler taking a task gets the original data task
-    /// after `.becomeDownload` (AFNetworking's success and failure blocks capture the data task).
-    var completion: TaskCompletion? {
-        guard let dataTask = convertedDataTask.withLock({ $0 }), case .taskData(let handler) = givenCompletion else {
-            return givenCompletion
-        }
-        return .taskData { _, response, object, error in handler(dataTask, response, object, error) }
-    }
-
-    /// The delegate now serves `download`, which continues `dataTask`'s transfer: progress objects
-    /// already handed out drive the download task from now on.
-    func moveToDownloadTask(_ download: SessionDownloadTask, from dataTask: SessionDataTask) {
-        convertedDataTask.withLock { $0 = dataTask }
-        taskReference.withLock { $0.task = download }
-        let objects = progressObjects.withLock { $0 }
-        for progress in [objects.upload, objects.download].compactMap({ $0 }) {
-            progress.cancellationHandler = { [weak download] in download?.cancel() }
-            progress.pausingHandler = { [weak download] in download?.suspend() }
-            progress.resumingHandler = { [weak download] in download?.resume() }
-        }
+        self.task = task
     }
 
     /// The upload progress, made on first use (most tasks never need one) from the task's counts.
@@ -106,7 +81,6 @@ final class TaskDelegate: @unchecked Sendable {
         progress.completedUnitCount = completed
         progress.isCancellable = true
         progress.isPausable = true
-        let task = self.task
         progress.cancellationHandler = { [weak task] in task?.cancel() }
         progress.pausingHandler = { [weak task] in task?.suspend() }
         progress.resumingHandler = { [weak task] in task?.resume() }
@@ -152,9 +126,4 @@ final class TaskDelegate: @unchecked Sendable {
         get { runningEngine.withLock { $0 } }
         set { runningEngine.withLock { $0 = newValue } }
     }
-}
-
-/// A weak reference to a task, kept in a lock.
-private struct WeakTask {
-    weak var task: SessionTask?
 }

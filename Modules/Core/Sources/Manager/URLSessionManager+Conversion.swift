@@ -53,8 +53,7 @@ extension URLSessionManager {
     private func convertToDownload(_ dataTask: SessionDataTask, hooks: SessionManagerHooks) -> SessionDownloadTask? {
         guard !dataTask.isCancelRequested else { return nil }
         let download = SessionDownloadTask(identifier: nextIdentifier(), continuing: dataTask, controller: self)
-        guard let delegate = replaceRecord(of: dataTask, with: download) else { return nil }
-        delegate.moveToDownloadTask(download, from: dataTask)
+        guard replaceRecord(of: dataTask, with: download) != nil else { return nil }
         // Ended without completing on its own: its transfer, completion and progress are the download's now.
         dataTask.updateStorage { state in
             state.state = .completed

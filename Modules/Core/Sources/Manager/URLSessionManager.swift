@@ -382,7 +382,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         }
     }
 
-    /// Moves `dataTask`'s record (its delegate) to `download`; nil when the manager no longer knows it.
+    /// Moves `dataTask`'s record (its delegate: completion, progress) to `download`; nil when the manager
+    /// no longer knows it. The delegate keeps referring to the data task, which forwards to `download`.
     func replaceRecord(of dataTask: SessionDataTask, with download: SessionDownloadTask) -> TaskDelegate? {
         registry.withLock { registry in
             guard let record = registry.records[dataTask.taskIdentifier], record.task === dataTask else { return nil }

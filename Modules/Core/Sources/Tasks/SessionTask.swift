@@ -94,8 +94,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     // MARK: Control
 
     /// Starts the transfer, or continues a suspended one. Posts ``Foundation/Notification/Name/networkingTaskDidResume``
-    /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed.
+    /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed
+    /// (a data task that became a download task resumes the download task).
     public func resume() {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.resume()
+            return
+        }
         let action: ResumeAction = storage.withLock { state in
             guard state.state == .suspended else { return .none }
             if state.unusableError != nil {
@@ -130,7 +135,12 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     /// Pauses a running transfer: libcurl stops reading and writing the connection until ``resume()``.
     /// Posts ``Foundation/Notification/Name/networkingTaskDidSuspend`` when the state really changed.
+    /// A data task that became a download task suspends the download task.
     public func suspend() {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.suspend()
+            return
+        }
         let wasStarted: Bool? = storage.withLock { state in
             guard state.state == .running else { return nil }
             state.state = .suspended
@@ -218,6 +228,8 @@ struct TaskStorage: Sendable {
     var cancellationError: URLError?
     /// The download task a data task became (its transfer continues there).
     weak var successor: SessionDownloadTask?
+    /// The data task a download task continues (kept: its completion handler reports that task).
+    var predecessor: SessionDataTask?
 }
 
 /// A task that loads a response body into memory (`URLSessionDataTask`).
@@ -259,8 +271,12 @@ public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
             state.metrics = nil
             state.error = nil
             state.successor = nil
+            state.predecessor = dataTask
         }
     }
+
+    /// The data task this download task continues after `.becomeDownload`, if any.
+    var predecessor: SessionDataTask? { updateStorage { $0.predecessor } }
 
     /// Takes the resume data handler (engine side).
     func takeResumeDataHandler() -> (@Sendable (Data?) -> Void)? {
