@@ -18,9 +18,9 @@ protocol EngineEvents: AnyObject, Sendable {
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).
     var keepsReceivedBody: Bool { get }
 
-    /// The final response's headers arrived (`task.response` builds the response on demand). Return false
-    /// to cancel the task.
-    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool
+    /// The final response's headers arrived (`task.response` builds the response on demand): go on,
+    /// cancel, or continue the transfer as a download task (nothing of the body arrived yet).
+    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision
     /// A chunk of a data task's body arrived.
     func transfer(_ task: SessionTask, didReceive data: Data)
     /// Byte counts changed (the task's counters are already updated).
@@ -57,6 +57,16 @@ struct TransferOutcome: @unchecked Sendable {
 struct FinishedTransfer: Sendable {
     let task: SessionTask
     let outcome: TransferOutcome
+}
+
+/// What happens to a transfer whose response headers arrived.
+enum ResponseDecision {
+    /// Receive the body.
+    case allow
+    /// Abort (the task was cancelled).
+    case cancel
+    /// Write the body to a temporary file for this download task, which replaces the data task.
+    case becomeDownload(SessionDownloadTask)
 }
 
 /// How an authentication challenge is answered.

@@ -21,6 +21,8 @@ struct PlainTransferOptions: Equatable {
     var followsRedirectsManually: Bool
     var maximumRedirects: Int
     var httpVersion: HTTPVersionPreference
+    /// The HTTP/2 stream weight of the task's priority.
+    var streamWeight: Int
     /// libcurl asks for and decodes compressed bodies (the request names no Accept-Encoding of its own).
     var decodesContent: Bool
 }

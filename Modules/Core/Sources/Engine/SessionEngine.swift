@@ -24,13 +24,15 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// What a sender has to do after queueing a command.
-    private enum Wake { case none, poll, startThread }
+    private enum Wake { case none, startThread }
 
     private struct Inbox {
         var commands: [Command] = []
         var threadStarted = false
         var invalidated = false
         var invalidationSent = false
+        /// The loop ended and the multi handle is gone: nothing may be sent any more.
+        var stopped = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -46,6 +48,8 @@ final class SessionEngine: @unchecked Sendable {
     private var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     private var finishedTransfers: [FinishedTransfer] = []
+    /// Tasks held back by the per-host connection limit, started in priority order.
+    private var admission: HostAdmission
     private var invalidating = false
     private var cancelOnInvalidate = false
     private static let maximumIdleHandles = 64
@@ -56,6 +60,7 @@ final class SessionEngine: @unchecked Sendable {
         self.multi = multi
         self.settings = settings
         self.events = events
+        self.admission = HostAdmission(limit: settings.maximumConnectionsPerHost)
         if settings.maximumConnectionsPerHost > 0 {
             afc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maximumConnectionsPerHost)
         }
@@ -74,22 +79,30 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Stops accepting tasks; the engine stops once its transfers end (cancelled first when asked).
     func invalidate(cancelingTasks: Bool) {
-        send(.invalidate(cancelingTasks: cancelingTasks), evenIfInvalidated: true)
+        send(.invalidate(cancelingTasks: cancelingTasks))
     }
 
     var isInvalidated: Bool { inbox.withLock { $0.invalidated } }
 
     @discardableResult
-    private func send(_ command: Command, evenIfInvalidated: Bool = false) -> Bool {
+    private func send(_ command: Command) -> Bool {
         let (accepted, wake): (Bool, Wake) = inbox.withLock { inbox in
-            if inbox.invalidated && !(evenIfInvalidated && !inbox.invalidationSent) { return (false, .none) }
+            if inbox.stopped { return (false, .none) }
+            // After invalidation no task starts, but the ones still running (or waiting for a connection)
+            // can be cancelled, suspended and resumed until they end.
+            if case .start = command, inbox.invalidated { return (false, .none) }
+            if case .invalidate = command, inbox.invalidationSent { return (false, .none) }
             if case .invalidate = command { inbox.invalidationSent = true }
             if case .invalidate = command { inbox.invalidated = true }
             // Only the command that makes the inbox non-empty wakes the engine: the engine drains the
             // whole inbox after every wake-up, so a burst of commands costs one wake-up, not one each.
             let wasEmpty = inbox.commands.isEmpty
             inbox.commands.append(command)
-            if inbox.threadStarted { return (true, wasEmpty ? .poll : .none) }
+            if inbox.threadStarted {
+                // Woken under the lock: shutDown() marks the inbox stopped under it before freeing `multi`.
+                if wasEmpty { curl_multi_wakeup(multi) }
+                return (true, .none)
+            }
             inbox.threadStarted = true
             return (true, .startThread)
         }
@@ -99,8 +112,6 @@ final class SessionEngine: @unchecked Sendable {
             let thread = Thread { [self] in run() }
             thread.name = "AFCore.engine"  // Linux thread names hold 15 bytes
             thread.start()
-        case .poll:
-            curl_multi_wakeup(multi)
         case .none:
             break
         }
@@ -117,13 +128,14 @@ final class SessionEngine: @unchecked Sendable {
             }
             for command in commands { handle(command) }
             reportFinishedTransfers()
-            if invalidating && transfersByTask.isEmpty { break }
+            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting { break }
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectCompletions()
             reportFinishedTransfers()
             fireThrottleTimers()
+            if admission.hasWaiting { admitToMultiplexingHosts() }
             if invalidating && transfersByTask.isEmpty { continue }
 
             var timeout = -1
@@ -158,13 +170,23 @@ final class SessionEngine: @unchecked Sendable {
                 transfer.throttled = false
                 transfer.userPaused = false
                 curl_easy_pause(transfer.handle, afc_pause_cont)
+            } else if let host = admission.waitingHost(of: task) {
+                startWaiting(on: host)  // a suspended waiting task was skipped; a slot may be free
             }
         case .cancel(let task):
-            if let transfer = transfersByTask[ObjectIdentifier(task)] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK) }
+            if let transfer = transfersByTask[ObjectIdentifier(task)] {
+                finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
+            } else if admission.removeWaiting(task) {
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
+            }
         case .invalidate(let cancelingTasks):
             invalidating = true
             if cancelingTasks {
                 cancelOnInvalidate = true
+                for task in admission.removeAllWaiting() {
+                    task.cancel()
+                    finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+                }
                 for transfer in Array(transfersByTask.values) {
                     transfer.task.cancel()
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
@@ -174,6 +196,37 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func begin(_ task: SessionTask) {
+        guard events != nil else {
+            task.updateStorage { $0.state = .completed }
+            return
+        }
+        let request = task.currentRequest ?? task.originalRequest
+        guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: settings.proxy) }) else {
+            return  // waits for a slot on its host
+        }
+        startTransfer(task)
+    }
+
+    /// Starts every waiting task `host` has room for, best priority first.
+    private func startWaiting(on host: String) {
+        guard !cancelOnInvalidate else { return }
+        while let task = admission.next(for: host) { startTransfer(task) }
+    }
+
+    /// A host whose responses arrive over HTTP/2 or HTTP/3 multiplexes: its waiting tasks need no
+    /// connection of their own, so they all start (the stream weight carries their priority).
+    private func admitToMultiplexingHosts() {
+        let hosts = Set(admission.waitingHosts)
+        for transfer in transfersByHandle.values {
+            guard let version = transfer.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3"),
+                  let request = transfer.task.originalRequest,
+                  let host = HostAdmission.key(for: request, proxy: settings.proxy), hosts.contains(host) else { continue }
+            admission.markMultiplexing(host)
+            startWaiting(on: host)
+        }
+    }
+
+    private func startTransfer(_ task: SessionTask) {
         guard let events else {
             task.updateStorage { $0.state = .completed }
             return
@@ -185,6 +238,11 @@ final class SessionEngine: @unchecked Sendable {
             transfer.onWait = { [unowned self] transfer, wait in
                 throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
             }
+        }
+        transfer.onBecomeDownload = { [unowned self] transfer, dataTask in
+            transfersByTask[ObjectIdentifier(dataTask)] = nil
+            transfersByTask[ObjectIdentifier(transfer.task)] = transfer
+            admission.transfer(from: dataTask, to: transfer.task)
         }
         transfersByTask[ObjectIdentifier(task)] = transfer
         transfer.userPaused = task.state == .suspended
@@ -258,7 +316,7 @@ final class SessionEngine: @unchecked Sendable {
 
         var outcome = TransferOutcome(metrics: metrics)
         if cancelled {
-            outcome.error = CurlErrorMapping.error(.cancelled, url: transfer.request.url)
+            outcome.error = cancellationError(of: task, url: transfer.request.url)
         } else if let bodyError = transfer.bodyError {
             var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
             if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
@@ -309,9 +367,15 @@ final class SessionEngine: @unchecked Sendable {
             state.metrics = outcome.metrics
         }
         finishedTransfers.append(FinishedTransfer(task: task, outcome: outcome))
+        if let host = admission.release(task) { startWaiting(on: host) }
     }
 
-    private func finishWithoutTransfer(_ task: SessionTask, error: URLError) {
+    /// -999, or the error the task was cancelled with (a response disposition the platform cannot honour).
+    private func cancellationError(of task: SessionTask, url: URL?) -> any Error {
+        task.cancellationError ?? CurlErrorMapping.error(.cancelled, url: url)
+    }
+
+    private func finishWithoutTransfer(_ task: SessionTask, error: any Error) {
         task.updateStorage { state in
             state.state = .completed
             state.error = error
@@ -455,6 +519,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func shutDown() {
+        inbox.withLock { $0.stopped = true }
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)

@@ -10,7 +10,9 @@ import AFProtocols
 ///
 /// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_perform` there).
 final class Transfer {
-    let task: SessionTask
+    /// The task the transfer runs for (a data task's transfer continues for a download task after
+    /// `.becomeDownload`).
+    private(set) var task: SessionTask
     let events: any EngineEvents
     let settings: EngineSettings
     private(set) var handle: UnsafeMutableRawPointer
@@ -40,7 +42,7 @@ final class Transfer {
 
     // Body sinks
     var body = Data()
-    private let isDownload: Bool
+    private var isDownload: Bool
     private(set) var downloadFile: URL?
     private var downloadDescriptor: Int32 = -1
     private var resumeOffset: Int64 = 0
@@ -140,6 +142,8 @@ final class Transfer {
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        let weight = HTTP2StreamWeight.weight(forPriority: task.priority)
+        if weight != HTTP2StreamWeight.defaultWeight { afc_easy_setopt_long(handle, CURLOPT_STREAM_WEIGHT, weight) }
         switch events.httpVersion {
         case .automatic: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
         case .http1_1: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
@@ -195,7 +199,7 @@ final class Transfer {
         PlainTransferOptions(
             idleTimeoutMilliseconds: idleTimeoutMilliseconds, resourceTimeoutMilliseconds: resourceTimeoutMilliseconds,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: maximumRedirects,
-            httpVersion: events.httpVersion,
+            httpVersion: events.httpVersion, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: !fields.keys.contains { $0.lowercased() == "accept-encoding" }
                 && !settings.additionalHeaders.contains { $0.name.lowercased() == "accept-encoding" })
     }
@@ -454,8 +458,31 @@ final class Transfer {
             state.countOfBytesReceived = resumeOffset
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
-        return events.transferDidReceiveResponse(task, statusCode: statusCode)
+        switch events.transferDidReceiveResponse(task, statusCode: statusCode) {
+        case .allow: return true
+        case .cancel: return false
+        case .becomeDownload(let download): return become(download)
+        }
     }
+
+    /// Continues as `download`: the body from here on goes to a temporary file (nothing of it arrived yet).
+    private func become(_ download: SessionDownloadTask) -> Bool {
+        let dataTask = task
+        task = download
+        isDownload = true
+        body = Data()
+        onBecomeDownload?(self, dataTask)
+        do {
+            try openDownloadFile()
+        } catch {
+            writeFailed = true
+            return false
+        }
+        return true
+    }
+
+    /// Tells the engine the transfer now runs for another task (the old one is passed).
+    var onBecomeDownload: ((Transfer, SessionTask) -> Void)?
 
     private func storeCookies(url: URL) {
         guard !setCookieLines.isEmpty, let storage = settings.cookieStorage else { return }

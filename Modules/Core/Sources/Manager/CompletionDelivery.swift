@@ -92,7 +92,9 @@ extension URLSessionManager {
         return Delivery(queue: job.queue, group: job.group) { [self, object, finalError] in
             switch completion {
             case .data(let handler): handler(task.response, object, finalError)
-            case .taskData(let handler): handler(task, task.response, object, finalError)
+            case .taskData(let handler):
+                // A data task that became a download reports as itself (AF's blocks capture the data task).
+                handler((task as? SessionDownloadTask)?.predecessor ?? task, task.response, object, finalError)
             case .download(let handler): handler(task.response, fileURL, finalError)
             case .result(_, let handler):
                 handler(DataTaskResult(request: task.currentRequest, response: task.response, data: data,

@@ -29,10 +29,45 @@ public struct SessionManagerHooks: Sendable {
     public var taskDidComplete: (@Sendable (SessionTask, (any Error)?) -> Void)?
     /// A task's metrics are final; runs before ``taskDidComplete``. Engine thread.
     public var taskDidFinishCollectingMetrics: (@Sendable (SessionTask, SessionTaskMetrics) -> Void)?
-    /// A data task's final response arrived: `.allow` continues, `.cancel` cancels (-999);
-    /// `.becomeDownload`/`.becomeStream` continue as `.allow` (a Linux session cannot convert tasks).
-    /// Engine thread.
+    /// A data task's final response arrived (no body byte was delivered yet). Engine thread.
+    /// - `.allow` receives the body.
+    /// - `.cancel` cancels the task (-999).
+    /// - `.becomeDownload` (write `.becomeDownloadTask`: swift-corelibs-foundation marks `.becomeDownload`
+    ///   deprecated because its own URLSession cannot do it) continues the same transfer as a new
+    ///   ``SessionDownloadTask`` (the next `taskIdentifier`; the data task's requests, response, counts,
+    ///   priority and description; running): the body goes to a temporary file, the download task
+    ///   replaces the data task in ``URLSessionManager/tasks``, and the data task's completion handler and
+    ///   progress move to it (as AFNetworking moves the task delegate); then
+    ///   ``dataTaskDidBecomeDownloadTask`` runs. See that hook for how the transfer ends.
+    /// - `.becomeStream` fails the task: Linux has no `URLSessionStreamTask` (swift-corelibs-foundation
+    ///   marks the case unavailable, so Swift code here cannot even name it; should the value arrive
+    ///   anyway, from a bit pattern or a future Foundation, it is not silently allowed). It completes with
+    ///   `URLError(.cancelled)` (-999, so AFNetworking code treats it as an abandoned request, not a
+    ///   network failure) whose `localizedDescription` is ``URLSessionManager/streamConversionUnsupportedDescription``;
+    ///   no body byte is delivered.
     public var dataTaskDidReceiveResponse: (@Sendable (SessionDataTask, URLResponse) -> URLSession.ResponseDisposition)?
+    /// A data task became a download task (`.becomeDownload`): (the data task, the download task). Runs on
+    /// the engine thread once, after the download task replaced the data task in the manager's task
+    /// lists and before any of its progress (AFNetworking's `setDataTaskDidBecomeDownloadTaskBlock:`).
+    ///
+    /// At the conversion the data task becomes `.completed` with no error, and, so that observers
+    /// following tasks one by one (the activity indicator) stay balanced, `networkingTaskDidResume` is
+    /// posted for the download task and `networkingTaskDidComplete` for the data task (userInfo: only the
+    /// response serializer; the same pair goes to ``URLSessionManager/taskEvents()``), synchronously on
+    /// the engine thread before this hook. The data task gets nothing else: no ``taskDidComplete``, no
+    /// metrics, no completion handler call of its own. `cancel()`, `suspend()` and `resume()` on the data
+    /// task act on the download task (so progress objects handed out earlier, and an async call's Swift
+    /// task cancellation, still control the transfer).
+    /// Download progress (``downloadTaskDidWriteData``, the data task's download progress closure)
+    /// reports for the download task. When it finishes, ``downloadTaskDidFinishDownloading`` decides
+    /// where the file goes (nil: the temporary file is deleted, as for any download without a
+    /// destination), then the data task's completion handler runs once with the response, the moved
+    /// file's URL as the response object (nil when the file was not moved; the body is neither
+    /// validated nor serialized, as for AFNetworking's downloads) and the error (a failed move's error
+    /// included); ``taskDidComplete`` and the completion notification are about the
+    /// download task (its userInfo has the file URL under the asset path key). A handler that receives a
+    /// task (``HTTPSessionManager``'s success and failure) gets the original data task.
+    public var dataTaskDidBecomeDownloadTask: (@Sendable (SessionDataTask, SessionDownloadTask) -> Void)?
     /// A chunk of a data task's body arrived. Engine thread.
     public var dataTaskDidReceiveData: (@Sendable (SessionDataTask, Data) -> Void)?
     /// A successful data task's response may be stored in the configuration's `urlCache`: return the

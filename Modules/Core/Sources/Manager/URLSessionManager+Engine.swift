@@ -52,18 +52,17 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
     var keepsReceivedBody: Bool { !discardsReceivedBody }
 
-    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> Bool {
+    func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision {
         let hooks = currentHooks
         if let download = task as? SessionDownloadTask, download.resumeState != nil, statusCode == 206,
            let hook = hooks.value.downloadTaskDidResume {
             hook(download, download.countOfBytesReceived, download.countOfBytesExpectedToReceive)
         }
         if let dataTask = task as? SessionDataTask, let hook = hooks.value.dataTaskDidReceiveResponse,
-           let response = task.response, hook(dataTask, response) == .cancel {
-            task.cancel()
-            return false
+           let response = task.response {
+            return apply(hook(dataTask, response), to: dataTask, hooks: hooks.value)
         }
-        return true
+        return .allow
     }
 
     func transfer(_ task: SessionTask, didReceive data: Data) {

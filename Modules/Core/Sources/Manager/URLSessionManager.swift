@@ -311,7 +311,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         resultTask(with: request, source: nil, serializer: responseSerializer, queue: nil, completion: completion)
     }
 
-    private func nextIdentifier() -> Int {
+    func nextIdentifier() -> Int {
         registry.withLock { registry in
             defer { registry.nextIdentifier += 1 }
             return registry.nextIdentifier
@@ -337,11 +337,13 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         if resetSession {
             registry.withLock { $0.engine }?.trustContext.currentPolicy = securityPolicy
         }
+        // The engine first: it cancels every transfer and waiting task at once, so cancelling one task
+        // here cannot free a connection that a waiting task would take before its own cancel arrives.
+        old?.invalidate(cancelingTasks: cancelingTasks)
         if cancelingTasks {
             // Tasks never started complete here; started ones through their engine.
             for task in tasks where task.state != .completed { task.cancel() }
         }
-        old?.invalidate(cancelingTasks: cancelingTasks)
     }
 
     // MARK: Events
@@ -376,6 +378,17 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         registry.withLock { registry in
             guard let record = registry.records[task.taskIdentifier], record.task === task else { return nil }
             registry.records[task.taskIdentifier] = nil
+            return record.delegate
+        }
+    }
+
+    /// Moves `dataTask`'s record (its delegate: completion, progress) to `download`; nil when the manager
+    /// no longer knows it. The delegate keeps referring to the data task, which forwards to `download`.
+    func replaceRecord(of dataTask: SessionDataTask, with download: SessionDownloadTask) -> TaskDelegate? {
+        registry.withLock { registry in
+            guard let record = registry.records[dataTask.taskIdentifier], record.task === dataTask else { return nil }
+            registry.records[dataTask.taskIdentifier] = nil
+            registry.records[download.taskIdentifier] = (download, record.delegate)
             return record.delegate
         }
     }

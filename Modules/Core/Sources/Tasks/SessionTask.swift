@@ -72,8 +72,16 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         set { storage.withLock { $0.taskDescription = newValue } }
     }
 
-    /// A hint in 0...1 (default 0.5, `URLSessionTask.defaultPriority`); values outside are clamped.
-    /// libcurl has no per-transfer priority, so it is recorded only.
+    /// How soon the transfer should be served relative to the session's others: 0...1 (default 0.5,
+    /// `URLSessionTask.defaultPriority`; `lowPriority` 0.25 and `highPriority` 0.75 are the usual
+    /// values); values outside are clamped. Read when the task reaches the engine (set it before
+    /// ``resume()``):
+    /// - When a host already has `httpMaximumConnectionsPerHost` transfers running over HTTP/1.x, further
+    ///   tasks for it wait in the session and start as earlier ones finish: highest priority first, in
+    ///   resume order among equal priorities. A waiting task that is suspended keeps its place and is
+    ///   skipped until resumed; cancelling it completes it with -999.
+    /// - Over HTTP/2 it becomes the stream's weight: 0 -> 1, 0.5 -> 16 (HTTP/2's default), 1 -> 256,
+    ///   linear in between on each side of 0.5. Servers may weigh streams differently or not at all.
     public var priority: Float {
         get { storage.withLock { $0.priority } }
         set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
@@ -86,8 +94,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     // MARK: Control
 
     /// Starts the transfer, or continues a suspended one. Posts ``Foundation/Notification/Name/networkingTaskDidResume``
-    /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed.
+    /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed
+    /// (a data task that became a download task resumes the download task).
     public func resume() {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.resume()
+            return
+        }
         let action: ResumeAction = storage.withLock { state in
             guard state.state == .suspended else { return .none }
             if state.unusableError != nil {
@@ -122,7 +135,12 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     /// Pauses a running transfer: libcurl stops reading and writing the connection until ``resume()``.
     /// Posts ``Foundation/Notification/Name/networkingTaskDidSuspend`` when the state really changed.
+    /// A data task that became a download task suspends the download task.
     public func suspend() {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.suspend()
+            return
+        }
         let wasStarted: Bool? = storage.withLock { state in
             guard state.state == .running else { return nil }
             state.state = .suspended
@@ -134,12 +152,27 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     }
 
     /// Cancels the task: it completes with `URLError(.cancelled)` (-999), also when it was never started.
-    /// No effect once completed.
+    /// No effect once completed, except on a data task that became a download task
+    /// (``SessionManagerHooks/dataTaskDidBecomeDownloadTask``): that cancels the download task.
     public func cancel() {
         cancel(producingResumeData: false)
     }
 
+    /// Cancels the task so that it completes with `error` instead of -999 (a response disposition this
+    /// platform cannot honour).
+    func cancel(failingWith error: URLError) {
+        storage.withLock { $0.cancellationError = error }
+        cancel(producingResumeData: false)
+    }
+
+    /// The error a cancelled transfer completes with instead of -999, if any.
+    var cancellationError: URLError? { storage.withLock { $0.cancellationError } }
+
     func cancel(producingResumeData: Bool) {
+        if let successor = storage.withLock({ $0.successor }) {
+            successor.cancel()
+            return
+        }
         let wasStarted: Bool? = storage.withLock { state in
             guard state.state == .running || state.state == .suspended else { return nil }
             state.state = .canceling
@@ -192,6 +225,11 @@ struct TaskStorage: Sendable {
     var taskDescription: String?
     var priority: Float = 0.5
     var unusableError: URLError?
+    var cancellationError: URLError?
+    /// The download task a data task became (its transfer continues there).
+    weak var successor: SessionDownloadTask?
+    /// The data task a download task continues (kept: its completion handler reports that task).
+    var predecessor: SessionDataTask?
 }
 
 /// A task that loads a response body into memory (`URLSessionDataTask`).
@@ -220,6 +258,25 @@ public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
         cancel(producingResumeData: true)
         if !willCancel { completionHandler(nil) }
     }
+
+    /// A download task continuing the transfer of `dataTask` (`.becomeDownload`): same requests,
+    /// response, counts, priority and description; started, in the data task's run state.
+    convenience init(identifier: Int, continuing dataTask: SessionDataTask, controller: any TaskControlling) {
+        self.init(identifier: identifier, request: dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")),
+                   bodySource: dataTask.bodySource, controller: controller)
+        let inherited = dataTask.updateStorage { $0 }
+        updateStorage { state in
+            state = inherited
+            state.started = true
+            state.metrics = nil
+            state.error = nil
+            state.successor = nil
+            state.predecessor = dataTask
+        }
+    }
+
+    /// The data task this download task continues after `.becomeDownload`, if any.
+    var predecessor: SessionDataTask? { updateStorage { $0.predecessor } }
 
     /// Takes the resume data handler (engine side).
     func takeResumeDataHandler() -> (@Sendable (Data?) -> Void)? {

@@ -1,0 +1,145 @@
+// Core: task priorities decide which waiting task gets a host's connection first (HTTP/1.1, one
+// connection per host), against the fault server.
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// Task completions in the order the engine reported them (`taskDidComplete` runs on the engine
+/// thread, one task after another, so the order is exact).
+private final class CompletionOrder: Sendable {
+    let entries = Mutex<[(identifier: Int, code: Int?)]>([])
+
+    var identifiers: [Int] { entries.withLock { $0.map(\.identifier) } }
+    var codes: [Int?] { entries.withLock { $0.map(\.code) } }
+    var count: Int { entries.withLock { $0.count } }
+
+    func install(on manager: URLSessionManager) {
+        var hooks = manager.hooks
+        hooks.taskDidComplete = { task, error in
+            self.entries.withLock { $0.append((task.taskIdentifier, (error as NSError?)?.code)) }
+        }
+        manager.hooks = hooks
+    }
+}
+
+@Suite("Core: task priority")
+struct CoreTaskPriorityTests {
+    /// A session allowed one connection per host, with a task holding it (the fault server's /stall
+    /// answers headers, then never sends the body).
+    private func heldSession(_ servers: IntegrationServers) async throws
+        -> (manager: HTTPSessionManager, stall: SessionDataTask, order: CompletionOrder) {
+        let manager = coreManager { $0.httpMaximumConnectionsPerHost = 1 }
+        let order = CompletionOrder()
+        order.install(on: manager)
+        let stall = manager.dataTask(with: URLRequest(url: servers.faultServer.url(FaultEndpoints.stall)),
+                                     completionHandler: nil)
+        stall.resume()
+        try #require(await waitUntil { stall.response != nil })
+        return (manager, stall, order)
+    }
+
+    private func healthTask(_ manager: URLSessionManager, _ servers: IntegrationServers, priority: Float,
+                            completion: (@Sendable (URLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil)
+        -> SessionDataTask {
+        let task = manager.dataTask(with: URLRequest(url: servers.faultServer.url("/health")), completionHandler: completion)
+        task.priority = priority
+        return task
+    }
+
+    @Test func waitingTasksStartHighestPriorityFirstThenInResumeOrder() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, stall, order) = try await heldSession(servers)
+        let low1 = healthTask(manager, servers, priority: 0.1)
+        let high1 = healthTask(manager, servers, priority: 0.9)
+        let normal = healthTask(manager, servers, priority: URLSessionTask.defaultPriority)
+        let high2 = healthTask(manager, servers, priority: URLSessionTask.highPriority)
+        let low2 = healthTask(manager, servers, priority: URLSessionTask.lowPriority)
+        high2.priority = 0.9
+        low2.priority = 0.1
+        for task in [low1, high1, normal, high2, low2] { task.resume() }
+
+        // They wait for the held connection.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect([low1, high1, normal, high2, low2].allSatisfy { $0.state == .running && $0.response == nil })
+        #expect(order.count == 0)
+
+        stall.cancel()
+        #expect(await waitUntil(15) { order.count == 6 })
+        #expect(order.identifiers == [stall, high1, high2, normal, low1, low2].map(\.taskIdentifier))
+        #expect(order.codes == [NSURLErrorCancelled, nil, nil, nil, nil, nil])
+        for task in [low1, high1, normal, high2, low2] {
+            #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
+        }
+    }
+
+    @Test func cancelledWaitingTaskCompletesAndASuspendedOneKeepsItsPlace() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, stall, order) = try await heldSession(servers)
+        let cancelled = Mutex<[Int?]>([])
+        let waitingToCancel = healthTask(manager, servers, priority: 0.5) { _, object, error in
+            #expect(object == nil)
+            cancelled.withLock { $0.append((error as NSError?)?.code) }
+        }
+        let suspended = healthTask(manager, servers, priority: 0.9)
+        waitingToCancel.resume()
+        suspended.resume()
+
+        // Cancelling a waiting task completes it at once, while the connection is still held.
+        waitingToCancel.cancel()
+        #expect(await waitUntil { cancelled.withLock { $0 } == [NSURLErrorCancelled] })
+        #expect(waitingToCancel.state == .completed)
+        #expect(stall.state == .running)
+
+        // A suspended waiting task keeps its place without blocking the host: a lower-priority task
+        // resumed later gets the connection.
+        suspended.suspend()
+        stall.cancel()
+        let later = healthTask(manager, servers, priority: 0.1)
+        later.resume()
+        #expect(await waitUntil { order.count == 3 })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(order.identifiers == [waitingToCancel, stall, later].map(\.taskIdentifier))
+        #expect(suspended.state == .suspended)
+        #expect(suspended.response == nil)
+
+        suspended.resume()
+        #expect(await waitUntil { order.count == 4 })
+        #expect(order.identifiers.last == suspended.taskIdentifier)
+        #expect(order.codes == [NSURLErrorCancelled, NSURLErrorCancelled, nil, nil])
+        #expect((suspended.response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(manager.tasks.isEmpty)
+    }
+
+    @Test func invalidationCancelsWaitingTasks() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, stall, order) = try await heldSession(servers)
+        let waiting = [healthTask(manager, servers, priority: 0.2), healthTask(manager, servers, priority: 0.8)]
+        for task in waiting { task.resume() }
+        try await Task.sleep(for: .milliseconds(100))
+        manager.invalidateSession(cancelingTasks: true)
+        #expect(await waitUntil { order.count == 3 })
+        #expect(Set(order.identifiers) == Set(([stall] + waiting).map(\.taskIdentifier)))
+        #expect(order.codes == [NSURLErrorCancelled, NSURLErrorCancelled, NSURLErrorCancelled])
+        #expect(([stall] + waiting).allSatisfy { $0.state == .completed })
+        // The waiting tasks never reached the server.
+        #expect(waiting.allSatisfy { $0.response == nil })
+    }
+
+    @Test func invalidationWithoutCancellingRunsWaitingTasks() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, stall, order) = try await heldSession(servers)
+        let waiting = [healthTask(manager, servers, priority: 0.2), healthTask(manager, servers, priority: 0.8)]
+        for task in waiting { task.resume() }
+        let invalidated = PostedCounter(.urlSessionDidInvalidate, object: manager)
+        manager.invalidateSession(cancelingTasks: false)
+        stall.cancel()
+        #expect(await waitUntil { invalidated.value == 1 })
+        #expect(order.identifiers == [stall, waiting[1], waiting[0]].map(\.taskIdentifier))
+        #expect(order.codes == [NSURLErrorCancelled, nil, nil])
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import AFCore
+import AFProtocols
+
+@Suite("Task priority")
+struct TaskPriorityTests {
+    @Test func priorityMapsToHTTP2StreamWeight() {
+        #expect(HTTP2StreamWeight.weight(forPriority: 0) == 1)
+        #expect(HTTP2StreamWeight.weight(forPriority: 0.25) == 9)
+        #expect(HTTP2StreamWeight.weight(forPriority: 0.5) == 16)
+        #expect(HTTP2StreamWeight.weight(forPriority: 0.75) == 136)
+        #expect(HTTP2StreamWeight.weight(forPriority: 1) == 256)
+        #expect(HTTP2StreamWeight.weight(forPriority: -3) == 1)
+        #expect(HTTP2StreamWeight.weight(forPriority: 7) == 256)
+        #expect(HTTP2StreamWeight.weight(forPriority: .nan) == 16)
+        #expect(HTTP2StreamWeight.defaultWeight == 16)
+    }
+
+    /// Tasks in the running state that never reach an engine (HostAdmission only reads their state).
+    private func tasks(_ priorities: [Float], manager: URLSessionManager) -> [SessionDataTask] {
+        priorities.map { priority in
+            let task = manager.dataTask(with: URLRequest(url: URL(string: "http://127.0.0.1:9/")!), completionHandler: nil)
+            task.priority = priority
+            setState(task, .running)
+            return task
+        }
+    }
+
+    private func setState(_ task: SessionTask, _ state: NetworkTaskState) {
+        task.updateStorage { $0.state = state }
+    }
+
+    @Test func waitingTasksStartByPriorityThenArrival() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 2)
+        let all = tasks([0.5, 0.5, 0.1, 0.9, 0.5, 0.9, 0.1], manager: manager)
+        let admitted = all.map { admission.admit($0, key: "a.example:80") }
+        #expect(admitted == [true, true, false, false, false, false, false])
+        #expect(admission.hasWaiting)
+        // A full host starts nothing.
+        #expect(admission.next(for: "a.example:80") == nil)
+
+        var order: [Int] = []
+        for finished in all {
+            guard let host = admission.release(finished) else { continue }
+            while let next = admission.next(for: host) { order.append(next.taskIdentifier) }
+        }
+        #expect(order == [all[3], all[5], all[4], all[2], all[6]].map(\.taskIdentifier))
+        #expect(!admission.hasWaiting)
+    }
+
+    @Test func hostsAreCountedSeparately() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 1)
+        let all = tasks([0.5, 0.5, 0.5], manager: manager)
+        #expect(admission.admit(all[0], key: "a.example:80"))
+        #expect(admission.admit(all[1], key: "b.example:80"))
+        #expect(!admission.admit(all[2], key: "a.example:80"))
+        #expect(admission.release(all[1]) == nil)  // nothing waits for b
+        #expect(admission.release(all[0]) == "a.example:80")
+        #expect(admission.next(for: "a.example:80") === all[2])
+        // No limit, or no host: nothing waits.
+        let unlimited = AdmissionUnderTest(limit: 0)
+        #expect(all.map { unlimited.admit($0, key: "a.example:80") } == [true, true, true])
+        let limited = AdmissionUnderTest(limit: 1)
+        #expect(all.map { limited.admit($0, key: nil) } == [true, true, true])
+    }
+
+    @Test func suspendedWaitingTasksKeepTheirPlaceAndCancelledOnesLeave() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 1)
+        let all = tasks([0.5, 0.9, 0.5, 0.1], manager: manager)
+        #expect(admission.admit(all[0], key: "h:80"))
+        for task in all.dropFirst() { #expect(!admission.admit(task, key: "h:80")) }
+        setState(all[1], .suspended)
+        #expect(admission.waitingHost(of: all[2]) == "h:80")
+        #expect(admission.removeWaiting(all[2]))
+        #expect(!admission.removeWaiting(all[2]))
+        #expect(admission.waitingHost(of: all[2]) == nil)
+        #expect(admission.release(all[0]) == "h:80")
+        // The suspended high-priority task is skipped, not lost.
+        #expect(admission.next(for: "h:80") === all[3])
+        #expect(admission.next(for: "h:80") == nil)
+        #expect(admission.release(all[3]) == "h:80")
+        #expect(admission.next(for: "h:80") == nil)
+        setState(all[1], .running)
+        #expect(admission.next(for: "h:80") === all[1])
+        #expect(!admission.hasWaiting)
+    }
+
+    @Test func multiplexingHostsAndInvalidationReleaseEveryWaitingTask() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 1)
+        let all = tasks([0.5, 0.5, 0.5, 0.2, 0.8], manager: manager)
+        #expect(admission.admit(all[0], key: "h:443"))
+        #expect(!admission.admit(all[1], key: "h:443"))
+        #expect(!admission.admit(all[2], key: "h:443"))
+        admission.markMultiplexing("h:443")
+        #expect(admission.next(for: "h:443") === all[1])
+        #expect(admission.next(for: "h:443") === all[2])
+        #expect(admission.admit(all[3], key: "h:443"))
+
+        #expect(admission.admit(all[4], key: "other:80"))
+        #expect(!admission.admit(all[3], key: "other:80"))
+        #expect(admission.removeAllWaiting().map(\.taskIdentifier) == [all[3].taskIdentifier])
+        #expect(!admission.hasWaiting)
+    }
+
+    @Test func keysAreHostAndPortOrTheProxy() {
+        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://Example.com/a")!), proxy: nil) == "example.com:80")
+        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "https://example.com/a")!), proxy: nil) == "example.com:443")
+        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://127.0.0.1:8080/")!), proxy: nil) == "127.0.0.1:8080")
+        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://a/")!), proxy: "http://proxy:3128") == "http://proxy:3128")
+        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "file:///tmp/x")!), proxy: nil) == nil)
+    }
+}
+
+/// HostAdmission behind a reference: #expect cannot call a mutating method on a local value.
+private final class AdmissionUnderTest {
+    private var admission: HostAdmission
+    init(limit: Int) { admission = HostAdmission(limit: limit) }
+    var hasWaiting: Bool { admission.hasWaiting }
+    func admit(_ task: SessionTask, key: String?) -> Bool { admission.admit(task, key: key) }
+    func release(_ task: SessionTask) -> String? { admission.release(task) }
+    func next(for key: String) -> SessionTask? { admission.next(for: key) }
+    func waitingHost(of task: SessionTask) -> String? { admission.waitingHost(of: task) }
+    func removeWaiting(_ task: SessionTask) -> Bool { admission.removeWaiting(task) }
+    func removeAllWaiting() -> [SessionTask] { admission.removeAllWaiting() }
+    func markMultiplexing(_ host: String) { admission.markMultiplexing(host) }
+}
+
+@Suite("Task priority on the wire")
+struct TaskPriorityWireTests {
+    /// Runs a GET for `path` with `priority` to completion and returns its status.
+    private func get(_ manager: URLSessionManager, _ url: URL, priority: Float) async -> Int? {
+        await withCheckedContinuation { continuation in
+            let task = manager.dataTask(with: URLRequest(url: url)) { response, _, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+            }
+            task.priority = priority
+            task.resume()
+        }
+    }
+
+    @Test func priorityTravelsAsTheHTTP2StreamWeight() async throws {
+        let server = try H2CPriorityRecorder()
+        defer { server.stop() }
+        let manager = makeManager()
+        manager.httpVersion = .http2
+        defer { manager.invalidateSession(cancelingTasks: true) }
+
+        // The first request upgrades the connection (its stream 1 carries no frame of its own); the next
+        // ones are HEADERS frames on the same connection.
+        #expect(await get(manager, server.url("/upgrade"), priority: 0.5) == 200)
+        #expect(await get(manager, server.url("/high"), priority: 1) == 200)
+        #expect(await get(manager, server.url("/low"), priority: 0) == 200)
+        #expect(await get(manager, server.url("/quarter"), priority: URLSessionTask.lowPriority) == 200)
+        #expect(await get(manager, server.url("/default"), priority: URLSessionTask.defaultPriority) == 200)
+        #expect(await get(manager, server.url("/three-quarters"), priority: URLSessionTask.highPriority) == 200)
+
+        #expect(server.streams.map(\.identifier) == [1, 3, 5, 7, 9, 11])
+        // Default priority sets no weight: libcurl sends no priority block, the server assumes 16.
+        #expect(server.streams.map(\.weight) == [nil, 256, 1, 9, nil, 136])
+    }
+}
