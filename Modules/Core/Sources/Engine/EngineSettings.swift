@@ -9,6 +9,8 @@ struct EngineSettings: @unchecked Sendable {
     // @unchecked Sendable: HTTPCookieStorage and URLCredentialStorage are internally synchronized
     // Foundation objects; everything else is a value.
     var additionalHeaders: [(name: String, value: String)]
+    /// The additional headers' names, lowercased (read for every request).
+    var additionalHeaderNames: Set<String>
     var requestTimeout: TimeInterval
     var resourceTimeout: TimeInterval
     var maximumConnectionsPerHost: Int
@@ -22,6 +24,7 @@ struct EngineSettings: @unchecked Sendable {
             if let name = key as? String { headers.append((name, "\(value)")) }
         }
         additionalHeaders = headers.sorted { $0.name < $1.name }
+        additionalHeaderNames = Set(headers.map { $0.name.lowercased() })
         requestTimeout = configuration.timeoutIntervalForRequest
         resourceTimeout = configuration.timeoutIntervalForResource
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost

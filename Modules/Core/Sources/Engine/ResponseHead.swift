@@ -41,9 +41,8 @@ final class ResponseHead: @unchecked Sendable {
     /// arrival order (names compared case-insensitively, as HTTP does).
     var headerFields: [String: String] {
         headerLines.withUnsafeBufferPointer { bytes in
-            // Each line's name and value ranges, and where a repeated name first appeared.
-            var names: [Range<Int>] = []
-            var values: [[Range<Int>]] = []
+            var entries: [(name: Range<Int>, value: String)] = []
+            entries.reserveCapacity(16)
             var lineStart = 0
             while lineStart < bytes.count {
                 var lineEnd = lineStart
@@ -52,21 +51,19 @@ final class ResponseHead: @unchecked Sendable {
                     var valueStart = colon + 1
                     while valueStart < lineEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
                     let name = lineStart..<colon
+                    let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<lineEnd]), as: UTF8.self)
                     // A response has a dozen headers or so: comparing bytes beats hashing lowercased copies.
-                    if let first = names.firstIndex(where: { Self.equalIgnoringASCIICase(bytes, $0, name) }) {
-                        values[first].append(valueStart..<lineEnd)
+                    if let first = entries.firstIndex(where: { Self.equalIgnoringASCIICase(bytes, $0.name, name) }) {
+                        entries[first].value += ", " + value
                     } else {
-                        names.append(name)
-                        values.append([valueStart..<lineEnd])
+                        entries.append((name, value))
                     }
                 }
                 lineStart = lineEnd + 1
             }
-            var fields = [String: String](minimumCapacity: names.count)
-            for (index, name) in names.enumerated() {
-                let parts = values[index].map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
-                fields[String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self)]
-                    = parts.count == 1 ? parts[0] : parts.joined(separator: ", ")
+            var fields = [String: String](minimumCapacity: entries.count)
+            for entry in entries {
+                fields[String(decoding: UnsafeBufferPointer(rebasing: bytes[entry.name]), as: UTF8.self)] = entry.value
             }
             return fields
         }

@@ -108,11 +108,12 @@ final class Transfer {
         let handle = self.handle
         let me = unmanagedSelf
         let fields = request.allHTTPHeaderFields ?? [:]
+        let fieldNames = fields.isEmpty ? [] : Set(fields.keys.map { $0.lowercased() })
         let method = request.httpMethod?.uppercased() ?? "GET"
         let installsTrustHook = trustContext != nil && scheme == "https"
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil && credential == nil
             && !installsTrustHook
-        let plainOptions = isPlain ? options(headerFields: fields) : nil
+        let plainOptions = isPlain ? options(fieldNames: fieldNames) : nil
 
         requestURLString = url.absoluteString
         afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
@@ -121,7 +122,7 @@ final class Transfer {
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         if let plainOptions, handleState == .plain(plainOptions) {
-            configureHeaders(url: url, fields: fields)
+            configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
             if isDownload { try openDownloadFile() }
             return
         }
@@ -171,7 +172,7 @@ final class Transfer {
         if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
 
         try configureMethodAndBody(method: method)
-        configureHeaders(url: url, fields: fields)
+        configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
         if let credential, let user = credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password ?? "")
@@ -195,13 +196,14 @@ final class Transfer {
         settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 ? Int(settings.resourceTimeout * 1000) : nil
     }
 
-    private func options(headerFields fields: [String: String]) -> PlainTransferOptions {
+    /// `fieldNames`: the request's header names, lowercased.
+    private func options(fieldNames: Set<String>) -> PlainTransferOptions {
         PlainTransferOptions(
             idleTimeoutMilliseconds: idleTimeoutMilliseconds, resourceTimeoutMilliseconds: resourceTimeoutMilliseconds,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: maximumRedirects,
             httpVersion: events.httpVersion, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
-            decodesContent: !fields.keys.contains { $0.lowercased() == "accept-encoding" }
-                && !settings.additionalHeaders.contains { $0.name.lowercased() == "accept-encoding" })
+            decodesContent: !fieldNames.contains("accept-encoding")
+                && !settings.additionalHeaderNames.contains("accept-encoding"))
     }
 
     private func configureMethodAndBody(method: String) throws {
@@ -232,30 +234,29 @@ final class Transfer {
         }
     }
 
-    private func configureHeaders(url: URL, fields: [String: String]) {
+    /// `fieldNames`: the request's header names, lowercased. The session's additional headers go out
+    /// unless the request has its own.
+    private func configureHeaders(url: URL, fields: [String: String], fieldNames: Set<String>) {
         var list: UnsafeMutablePointer<curl_slist>?
-        var lowered = Set<String>()
-        if !fields.isEmpty || !settings.additionalHeaders.isEmpty {
-            lowered.reserveCapacity(fields.count + settings.additionalHeaders.count)
-            for (name, value) in fields {
-                lowered.insert(name.lowercased())
-                // "Name;" sends an empty value; "Name:" would remove the header.
-                list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
-            }
-            for header in settings.additionalHeaders where !lowered.contains(header.name.lowercased()) {
-                lowered.insert(header.name.lowercased())
-                list = curl_slist_append(list, "\(header.name): \(header.value)")
-            }
+        for (name, value) in fields {
+            // "Name;" sends an empty value; "Name:" would remove the header.
+            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
-        if !lowered.contains("accept-encoding") {
+        for header in settings.additionalHeaders where !fieldNames.contains(header.name.lowercased()) {
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        func sent(_ lowered: String) -> Bool {
+            fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
+        }
+        if !sent("accept-encoding") {
             afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         }
-        if let storage = settings.cookieStorage, !lowered.contains("cookie"),
+        if let storage = settings.cookieStorage, !sent("cookie"),
            let cookies = storage.cookies(for: url), !cookies.isEmpty,
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
             list = curl_slist_append(list, "Cookie: \(cookieHeader)")
         }
-        if let resume = task.resumeState, !lowered.contains("range") {
+        if let resume = task.resumeState, !sent("range") {
             resumeOffset = currentPartialLength(resume)
             if resumeOffset > 0 {
                 list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
@@ -268,7 +269,7 @@ final class Transfer {
             afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.suppressExpectList)
             return
         }
-        if !lowered.contains("expect") { list = curl_slist_append(list, "Expect:") }
+        if !sent("expect") { list = curl_slist_append(list, "Expect:") }
         headerList = list
         afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }
