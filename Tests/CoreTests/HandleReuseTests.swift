@@ -86,6 +86,7 @@ struct HandleReuseTests {
         let start = ContinuousClock.now
         let timedOut = await complete(manager, stalled)
         #expect(timedOut.urlErrorCode == -1001)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // The 1 s timeout, not the 60 s default, ended it; the margin is for a loaded sanitizer run.
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 }
