@@ -6,11 +6,6 @@ import Testing
 @testable import AFCore
 import AFProtocols
 
-/// Polls `condition` for up to five seconds.
-func waitFor(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<500 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
-    return condition()
-}
 
 /// What an operation's success or failure closure received.
 struct OperationOutcome: @unchecked Sendable {
@@ -132,7 +127,7 @@ struct HTTPRequestOperationTests {
         #expect(result.error?.domain == NSURLErrorDomain)
         #expect(operation.isFinished)
         #expect(operation.response == nil)
-        let drained = await waitFor { queue.operationCount == 0 }
+        let drained = await eventually { queue.operationCount == 0 }
         #expect(drained)
     }
 

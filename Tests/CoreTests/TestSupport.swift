@@ -62,8 +62,9 @@ final class NotificationCounter: @unchecked Sendable {
     deinit { if let token { NotificationCenter.default.removeObserver(token) } }
 }
 
-/// Polls `condition` for up to `seconds`.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` for up to `seconds` (returning as soon as it holds: the bound is generous because a
+/// thread-sanitizer run on two cores can stall a test for seconds).
+func eventually(_ seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
