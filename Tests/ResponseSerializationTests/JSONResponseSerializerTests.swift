@@ -93,6 +93,20 @@ import Testing
         #expect(object == ["key": "value", "array": [[:]], "arrayWithNulls": []])
     }
 
+    /// Found by the JSONResponse fuzz target: the last of repeated keys wins, then nulls go, exactly as
+    /// when nulls are removed from the parsed tree.
+    @Test func aRepeatedKeyEndingInNullIsRemoved() throws {
+        let data = utf8(#"{"key":"value","nullkey":"value","nullkey":null,"other":null,"again":null,"again":1}"#)
+        var removing = serializer
+        removing.removesKeysWithNullValues = true
+        let removed = try #require(removing.responseObject(for: httpResponse(contentType: "text/json"), data: data).object
+            as? ParameterValue)
+        #expect(removed == ["key": "value", "again": 1])
+        let kept = try #require(serializer.responseObject(for: httpResponse(contentType: "text/json"), data: data).object
+            as? ParameterValue)
+        #expect(kept == ["key": "value", "nullkey": .null, "other": .null, "again": 1])
+    }
+
     @Test func keepsNullsByDefault() throws {
         let result = serializer.responseObject(for: httpResponse(contentType: "text/json"), data: utf8(#"{"a":null,"b":[null]}"#))
         #expect(result.object as? ParameterValue == ["a": nil, "b": [nil]])

@@ -104,7 +104,13 @@ struct JSONValueParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("Expected ':' after key") }
             index += 1
             let value = try parseValue()
-            if !(dropsNulls && value.isNull) { dictionary[key] = value }
+            // The last of repeated keys wins (as JSONSerialization has it), so a later null removes an
+            // earlier value when nulls are dropped.
+            if dropsNulls && value.isNull {
+                dictionary.removeValue(forKey: key)
+            } else {
+                dictionary[key] = value
+            }
             skipWhitespace()
             guard index < bytes.count else { throw failure("Unexpected end of file in object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
