@@ -38,7 +38,10 @@ struct HostAdmission {
     /// without a host (it fails in configuration, never waits).
     static func key(for request: URLRequest, proxy: String?) -> String? {
         if let proxy { return proxy }
-        guard let url = request.url, let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        // Percent-encoded: the key only has to tell hosts apart, and decoding costs on every request.
+        guard let url = request.url, let host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else {
+            return nil
+        }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(host):\(port)"
     }
