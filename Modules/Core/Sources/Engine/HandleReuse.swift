@@ -13,8 +13,8 @@ enum HandleState: Equatable {
     case dirty
 }
 
-/// The options a plain transfer sets that depend on its session and request (every other option a plain
-/// transfer sets is the same for all of them).
+/// The options a transfer sets that depend on its session and request (every other option a plain
+/// transfer sets is the same for all of them): a plain handle is reused when these are equal.
 struct PlainTransferOptions: Equatable {
     var idleTimeoutMilliseconds: Int?
     var resourceTimeoutMilliseconds: Int?

@@ -113,27 +113,22 @@ final class Transfer {
         let installsTrustHook = trustContext != nil && scheme == "https"
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil && credential == nil
             && !installsTrustHook
-        let plainOptions = isPlain ? options(fieldNames: fieldNames) : nil
-
+        let options = transferOptions(fieldNames: fieldNames)
+        let reusesHandle = isPlain && handleState == .plain(options)
+        if !reusesHandle && handleState != .fresh {
+            curl_easy_reset(handle)
+            handleState = .dirty
+        }
         requestURLString = url.absoluteString
         afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
-        if let plainOptions, handleState == .plain(plainOptions) {
+        if reusesHandle {
             configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
             if isDownload { try openDownloadFile() }
             return
-        }
-        if handleState != .fresh {
-            curl_easy_reset(handle)
-            handleState = .dirty
-            afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
-            afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
-            afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-            afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-            afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
@@ -143,30 +138,33 @@ final class Transfer {
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
-        let weight = HTTP2StreamWeight.weight(forPriority: task.priority)
-        if weight != HTTP2StreamWeight.defaultWeight { afc_easy_setopt_long(handle, CURLOPT_STREAM_WEIGHT, weight) }
-        switch events.httpVersion {
+        if options.streamWeight != HTTP2StreamWeight.defaultWeight {
+            afc_easy_setopt_long(handle, CURLOPT_STREAM_WEIGHT, options.streamWeight)
+        }
+        switch options.httpVersion {
         case .automatic: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2tls)
         case .http1_1: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
         case .http2: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2_0)
         }
+        // libcurl asks for and decodes what it supports, unless the request names its own encodings.
+        if options.decodesContent { afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") }
 
         // Redirects: libcurl follows unless a hook decides each one.
-        if followsRedirectsManually {
+        if options.followsRedirectsManually {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         } else {
             afc_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, maximumRedirects)
+            afc_easy_setopt_long(handle, CURLOPT_MAXREDIRS, options.maximumRedirects)
             afc_easy_setopt_long(handle, CURLOPT_POSTREDIR, 0)
         }
 
         // Timeouts: the request interval is an idle timeout, the resource interval a total one.
-        if let idle = idleTimeoutMilliseconds {
+        if let idle = options.idleTimeoutMilliseconds {
             afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, idle)
             afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
             afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (idle + 999) / 1000))
         }
-        if let total = resourceTimeoutMilliseconds {
+        if let total = options.resourceTimeoutMilliseconds {
             afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, total)
         }
         if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
@@ -181,25 +179,20 @@ final class Transfer {
         if installsTrustHook, let trustContext {
             afc_install_trust_hook(handle, serverTrustDecider, trustContext)
         }
-        handleState = plainOptions.map { .plain($0) } ?? .dirty
+        handleState = isPlain ? .plain(options) : .dirty
         if isDownload { try openDownloadFile() }
     }
 
-    /// The idle timeout: the request's interval when it set one (60 s is URLRequest's default), else the session's.
-    private var idleTimeoutMilliseconds: Int? {
+    /// The options that depend on the session and the request. `fieldNames`: the request's header names,
+    /// lowercased.
+    private func transferOptions(fieldNames: Set<String>) -> PlainTransferOptions {
+        // The request's interval when it set one (60 s is URLRequest's default), else the session's.
         let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
             : settings.requestTimeout
-        return idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil
-    }
-
-    private var resourceTimeoutMilliseconds: Int? {
-        settings.resourceTimeout > 0 && settings.resourceTimeout < 1e9 ? Int(settings.resourceTimeout * 1000) : nil
-    }
-
-    /// `fieldNames`: the request's header names, lowercased.
-    private func options(fieldNames: Set<String>) -> PlainTransferOptions {
-        PlainTransferOptions(
-            idleTimeoutMilliseconds: idleTimeoutMilliseconds, resourceTimeoutMilliseconds: resourceTimeoutMilliseconds,
+        let total = settings.resourceTimeout
+        return PlainTransferOptions(
+            idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
+            resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: maximumRedirects,
             httpVersion: events.httpVersion, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: !fieldNames.contains("accept-encoding")
@@ -247,9 +240,6 @@ final class Transfer {
         }
         func sent(_ lowered: String) -> Bool {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
-        }
-        if !sent("accept-encoding") {
-            afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         }
         if let storage = settings.cookieStorage, !sent("cookie"),
            let cookies = storage.cookies(for: url), !cookies.isEmpty,
@@ -380,13 +370,15 @@ final class Transfer {
         headerLines.append(0x0A)
         // Only the few headers the engine acts on become strings here.
         let name = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
-        if Self.isHeader(name, "set-cookie") || Self.isHeader(name, "location") || Self.isHeader(name, "www-authenticate") {
-            let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-            switch name.count {
-            case 10: setCookieLines.append(value)
-            case 8: locationHeader = value
-            default: authenticateHeader = authenticateHeader.map { $0 + ", " + value } ?? value
-            }
+        func value() -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        }
+        if Self.isHeader(name, "set-cookie") {
+            setCookieLines.append(value())
+        } else if Self.isHeader(name, "location") {
+            locationHeader = value()
+        } else if Self.isHeader(name, "www-authenticate") {
+            authenticateHeader = authenticateHeader.map { $0 + ", " + value() } ?? value()
         }
         return true
     }
