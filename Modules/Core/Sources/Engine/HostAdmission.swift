@@ -31,9 +31,6 @@ struct HostAdmission {
     /// Whether any task waits (the engine then looks for hosts that turned out to multiplex).
     var hasWaiting: Bool { !waiting.isEmpty }
 
-    /// The hosts with waiting tasks.
-    var waitingHosts: [String] { Array(waiting.keys) }
-
     /// The key a request counts against: `host:port` (the proxy's when one is set); nil for a request
     /// without a host (it fails in configuration, never waits).
     static func key(for request: URLRequest, proxy: String?) -> String? {
@@ -77,6 +74,9 @@ struct HostAdmission {
         if task != nil { active[key, default: 0] += 1 }
         return task
     }
+
+    /// The host an admitted or waiting task counts against.
+    func host(of task: SessionTask) -> String? { keys[ObjectIdentifier(task)] }
 
     /// The host of a waiting task (nil when `task` is not waiting).
     func waitingHost(of task: SessionTask) -> String? {

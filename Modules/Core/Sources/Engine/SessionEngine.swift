@@ -214,13 +214,12 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// A host whose responses arrive over HTTP/2 or HTTP/3 multiplexes: its waiting tasks need no
-    /// connection of their own, so they all start (the stream weight carries their priority).
+    /// connection of their own, so they all start (the stream weight carries their priority). Each
+    /// transfer's first such response is looked at once; HTTP/1 transfers cost a flag test per loop.
     private func admitToMultiplexingHosts() {
-        let hosts = Set(admission.waitingHosts)
-        for transfer in transfersByHandle.values {
-            guard let version = transfer.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3"),
-                  let request = transfer.task.originalRequest,
-                  let host = HostAdmission.key(for: request, proxy: settings.proxy), hosts.contains(host) else { continue }
+        for transfer in transfersByHandle.values where transfer.announcesMultiplexing {
+            transfer.announcesMultiplexing = false
+            guard let host = admission.host(of: transfer.task) else { continue }
             admission.markMultiplexing(host)
             startWaiting(on: host)
         }

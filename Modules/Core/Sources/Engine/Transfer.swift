@@ -36,6 +36,9 @@ final class Transfer {
     private(set) var finalHead: ResponseHead?
     /// The response of the last header block, final or not (for redirects and challenges).
     private(set) var lastHead: ResponseHead?
+    /// A response arrived over HTTP/2 or HTTP/3 (the connection multiplexes) and the engine has not acted
+    /// on it yet (it clears the flag).
+    var announcesMultiplexing = false
     private var digestChallengeSeen = false
     /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
     private var requestURLString = ""
@@ -421,6 +424,7 @@ final class Transfer {
         }
         let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines)
         lastHead = head
+        if httpVersion.hasPrefix("HTTP/2") || httpVersion.hasPrefix("HTTP/3") { announcesMultiplexing = true }
         storeCookies(url: url)
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
