@@ -115,6 +115,48 @@ struct CoreTaskPriorityTests {
         #expect(manager.tasks.isEmpty)
     }
 
+    /// Over HTTP/2 one connection carries every transfer: once a host answers over it, tasks waiting
+    /// for that host's only connection start at once, while the first transfer still holds it.
+    @Test func waitingTasksStartOnceTheHostMultiplexes() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager { $0.httpMaximumConnectionsPerHost = 1 }
+        manager.responseSerializer = DataResponseSerializer()
+        var policy = SecurityPolicy.default
+        policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
+        try manager.setSecurityPolicy(policy)
+        manager.httpVersion = .http2
+        let order = CompletionOrder()
+        order.install(on: manager)
+        // The first transfer is suspended as soon as its headers arrive: it keeps its slot, and (without
+        // multiplexing) would keep every other task of the host waiting.
+        let holder = manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/100m.bin", scenario: .valid)),
+                                      completionHandler: nil)
+        var hooks = manager.hooks
+        hooks.dataTaskDidReceiveResponse = { task, _ in
+            if task === holder { task.suspend() }
+            return .allow
+        }
+        manager.hooks = hooks
+        holder.resume()
+        #expect(await waitUntil { holder.state == .suspended && holder.response != nil })
+
+        let small = (0..<3).map { _ in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .valid)),
+                             completionHandler: nil)
+        }
+        for task in small { task.resume() }
+        #expect(await waitUntil(15) { order.count == 3 })
+        #expect(Set(order.identifiers) == Set(small.map(\.taskIdentifier)))
+        #expect(order.codes == [nil, nil, nil])
+        #expect(small.allSatisfy { $0.metrics?.networkProtocolName == "h2" })
+        #expect(holder.state == .suspended)
+
+        holder.cancel()
+        #expect(await waitUntil { order.count == 4 })
+        #expect(order.identifiers.last == holder.taskIdentifier)
+        #expect(order.codes.last == NSURLErrorCancelled)
+    }
+
     @Test func invalidationCancelsWaitingTasks() async throws {
         let servers = try await IntegrationServers.shared()
         let (manager, stall, order) = try await heldSession(servers)
