@@ -67,6 +67,11 @@ struct HandleReuseTests {
             let next = text(await complete(manager, request("/headers")))
             #expect(!next.contains("authorization"))
         }
+        // libcurl answers a 401 itself when a handle still holds a user name: without the handler, the
+        // challenge must reach the task as the 401 it is.
+        manager.hooks = SessionManagerHooks()
+        let unauthenticated = await complete(manager, request("/auth"))
+        #expect(unauthenticated.response?.statusCode == 401)
     }
 
     @Test func aCancelledTransferLeavesAWorkingHandle() async {
