@@ -12,18 +12,116 @@ One request per connection (every response says `Connection: close`). nginx prox
     POST|PUT /upload-sink        reads the whole body (Content-Length or chunked) and answers 200 with
                                  {"method": ..., "bytes": N, "sha256": hex, "contentType": ...}
 
+Hostile endpoints, one behaviour each (nginx serves /hostile/ on every port, so the same endpoint is
+reachable from several origins and over TLS):
+    /hostile/echo-headers        200 {"method", "path", "headers": {lowercased name: value}}
+    /hostile/redirect?to=U[&status=S]   S (default 302) with Location: U
+    /hostile/basic-auth?user=U&pass=P[&then=T]   401 (WWW-Authenticate: Basic realm="hostile") unless the
+                                 request carries Basic U:P; then 302 to T, or 200. Body {"authorization": sent or null}
+    /hostile/gzip-bomb           1 GiB of zeros, gzip-compressed (about 4.5 MB on the wire, Content-Length set)
+    /hostile/endless             a chunked body of 64 KiB chunks that never ends
+    /hostile/huge-length         Content-Length: 2147483648, 64 KiB sent, then nothing until the client leaves
+    /hostile/trickle?bytes=N&interval=S   Content-Length N, one byte ("x") every S seconds
+    /hostile/range-liar?size=N   whatever the Range: 206, Content-Range: bytes 0-(N-1)/N, ETag "liar", N bytes "L"
+    /hostile/huge-header?size=N  200 with one header line X-Huge of N bytes
+    /hostile/header-flood?lines=N   200 with N distinct header lines of 1,000 bytes each
+    /hostile/many-headers?count=N   200 with N distinct headers H<i>: <i>
+
 Usage: fault_server.py --port PORT [--pid-file PATH]
 """
 import argparse
 import asyncio
+import base64
 import hashlib
 import json
 import os
 import sys
+import urllib.parse
+import zlib
 
 DROP_PROMISED = 100_000
 DROP_SENT = 40_000
 READ_CHUNK = 256 * 1024
+
+
+_gzip_bomb = None
+
+
+def make_gzip_bomb():
+    """1 GiB of zeros as one gzip member (level 1: about 4.5 MB, made in under 2 s)."""
+    compressor = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = bytes(1 << 20)
+    parts = [compressor.compress(chunk) for _ in range(1024)]
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+async def hostile(path, query, method, headers, reader, writer):
+    """The /hostile/ endpoints; returns False for an unknown path."""
+    def arg(name, default=None):
+        return query.get(name, [default])[0]
+
+    if path == "/hostile/echo-headers":
+        await send_json(writer, 200, "OK", {"method": method, "path": path, "headers": headers})
+    elif path == "/hostile/redirect":
+        status = int(arg("status", "302"))
+        writer.write(response_head(status, "Redirect", [("Location", arg("to")), ("Content-Length", "0")]))
+    elif path == "/hostile/basic-auth":
+        expected = "Basic " + base64.b64encode(f"{arg('user')}:{arg('pass')}".encode()).decode()
+        sent = headers.get("authorization")
+        if sent != expected:
+            body = (json.dumps({"authorization": sent}) + "\n").encode()
+            writer.write(response_head(401, "Unauthorized", [
+                ("WWW-Authenticate", 'Basic realm="hostile"'), ("Content-Type", "application/json"),
+                ("Content-Length", str(len(body)))]) + body)
+        elif arg("then"):
+            writer.write(response_head(302, "Found", [("Location", arg("then")), ("Content-Length", "0")]))
+        else:
+            await send_json(writer, 200, "OK", {"authorization": sent})
+    elif path == "/hostile/gzip-bomb":
+        body = await _gzip_bomb
+        writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
+                                               ("Content-Encoding", "gzip"), ("Content-Length", str(len(body)))]))
+        writer.write(body)
+    elif path == "/hostile/endless":
+        writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
+                                               ("Transfer-Encoding", "chunked")]))
+        chunk = b"%x\r\n" % 65536 + bytes(65536) + b"\r\n"
+        while True:
+            writer.write(chunk)
+            await writer.drain()
+    elif path == "/hostile/huge-length":
+        writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
+                                               ("Content-Length", str(1 << 31))]) + bytes(65536))
+        await writer.drain()
+        await reader.read()
+    elif path == "/hostile/trickle":
+        count, interval = int(arg("bytes", "3")), float(arg("interval", "1"))
+        writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", str(count))]))
+        await writer.drain()
+        for _ in range(count):
+            await asyncio.sleep(interval)
+            writer.write(b"x")
+            await writer.drain()
+    elif path == "/hostile/range-liar":
+        size = int(arg("size", "100"))
+        writer.write(response_head(206, "Partial Content", [
+            ("Content-Type", "application/octet-stream"), ("ETag", '"liar"'),
+            ("Content-Range", f"bytes 0-{size - 1}/{size}"), ("Content-Length", str(size))]) + b"L" * size)
+    elif path == "/hostile/huge-header":
+        size = int(arg("size", "204800"))
+        writer.write(response_head(200, "OK", [("X-Huge", "h" * size), ("Content-Length", "0")]))
+    elif path == "/hostile/header-flood":
+        lines = int(arg("lines", "1500"))
+        flood = [(f"X-Flood-{i}", "f" * 1000) for i in range(lines)]
+        writer.write(response_head(200, "OK", flood + [("Content-Length", "0")]))
+    elif path == "/hostile/many-headers":
+        count = int(arg("count", "15000"))
+        many = [(f"H{i}", str(i)) for i in range(count)]
+        writer.write(response_head(200, "OK", many + [("Content-Length", "0")]))
+    else:
+        return False
+    return True
 
 
 class BadRequest(Exception):
@@ -90,9 +188,13 @@ async def handle(reader, writer):
                 break
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
-        path = target.split("?", 1)[0]
+        path, _, query_string = target.partition("?")
+        query = urllib.parse.parse_qs(query_string)
 
-        if path == "/health":
+        if path.startswith("/hostile/"):
+            if not await hostile(path, query, method, headers, reader, writer):
+                await send_json(writer, 404, "Not Found", {"error": f"no route {path}"})
+        elif path == "/health":
             writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", "3")]) + b"ok\n")
         elif path == "/stall":
             writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
@@ -133,6 +235,9 @@ async def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--pid-file")
     args = parser.parse_args()
+    global _gzip_bomb
+    # Made off the event loop as the server starts, so no request waits behind it.
+    _gzip_bomb = asyncio.get_running_loop().run_in_executor(None, make_gzip_bomb)
     server = await asyncio.start_server(handle, "127.0.0.1", args.port, limit=1 << 20)
     if args.pid_file:
         with open(args.pid_file, "w") as pid_file:

@@ -4,7 +4,8 @@ import Foundation
 
 /// `--download PATH [--continue]`: streams the body to a file (never into memory) with a progress bar
 /// on a terminal; with `--continue`, asks only for the bytes after the partial file's end and appends
-/// them when the server answers 206 (a 200 replaces the file; 416 means it is already complete).
+/// them when the server answers 206 with the range that starts there (a 200 replaces the file; 416 means
+/// it is already complete; a 206 for another range fails and leaves the file as it was).
 struct DownloadRunner {
     let manager: URLSessionManager
     var request: URLRequest
@@ -35,6 +36,11 @@ struct DownloadRunner {
         defer { try? FileManager.default.removeItem(at: staging) }
         switch response.statusCode {
         case 206 where existing > 0:
+            if let mismatch = ContentRange.mismatch(header: response.value(forHTTPHeaderField: "Content-Range"),
+                                                    contentLength: Self.fileSize(file), offset: existing) {
+                report("\(mismatch) \(destination.path) is left as it was")
+                throw ExitStatus.transportError
+            }
             try Self.append(file, to: destination)
             report("resumed at byte \(existing): \(destination.path) is now \(Self.fileSize(destination)) bytes")
         case 416 where existing > 0:

@@ -73,7 +73,7 @@ enum CurlErrorMapping {
     static func defaultDescription(for code: URLError.Code) -> String {
         switch code {
         case .cancelled: return "cancelled"
-        case .badURL: return "unsupported URL"
+        case .badURL: return "bad URL"
         case .unsupportedURL: return "unsupported URL"
         case .timedOut: return "The request timed out."
         case .cannotFindHost: return "A server with the specified hostname could not be found."

@@ -17,6 +17,8 @@ protocol EngineEvents: AnyObject, Sendable {
     var wantsReceivedData: Bool { get }
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).
     var keepsReceivedBody: Bool { get }
+    /// The session's bounds (a task's own ``SessionTask/transferLimits`` take precedence).
+    var transferLimits: TransferLimits { get }
 
     /// The final response's headers arrived (`task.response` builds the response on demand): go on,
     /// cancel, or continue the transfer as a download task (nothing of the body arrived yet).

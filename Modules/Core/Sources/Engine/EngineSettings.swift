@@ -17,6 +17,9 @@ struct EngineSettings: @unchecked Sendable {
     var cookieStorage: HTTPCookieStorage?
     var credentialStorage: URLCredentialStorage?
     var proxy: String?
+    /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
+    /// the session fails with it before anything is sent.
+    var invalidAdditionalHeader: InvalidRequestError.Reason?
 
     init(configuration: URLSessionConfiguration) {
         var headers: [(name: String, value: String)] = []
@@ -24,6 +27,13 @@ struct EngineSettings: @unchecked Sendable {
             if let name = key as? String { headers.append((name, "\(value)")) }
         }
         additionalHeaders = headers.sorted { $0.name < $1.name }
+        for header in additionalHeaders where invalidAdditionalHeader == nil {
+            do {
+                try InvalidRequestError.checkField(name: header.name, value: header.value, url: nil)
+            } catch {
+                invalidAdditionalHeader = error.reason
+            }
+        }
         additionalHeaderNames = Set(headers.map { $0.name.lowercased() })
         requestTimeout = configuration.timeoutIntervalForRequest
         resourceTimeout = configuration.timeoutIntervalForResource

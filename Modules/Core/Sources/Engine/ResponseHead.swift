@@ -43,6 +43,7 @@ final class ResponseHead: @unchecked Sendable {
         headerLines.withUnsafeBufferPointer { bytes in
             var entries: [(name: Range<Int>, value: String)] = []
             entries.reserveCapacity(16)
+            var positions: [String: Int]?
             var lineStart = 0
             while lineStart < bytes.count {
                 var lineEnd = lineStart
@@ -53,10 +54,27 @@ final class ResponseHead: @unchecked Sendable {
                     let name = lineStart..<colon
                     let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<lineEnd]), as: UTF8.self)
                     // A response has a dozen headers or so: comparing bytes beats hashing lowercased copies.
-                    if let first = entries.firstIndex(where: { Self.equalIgnoringASCIICase(bytes, $0.name, name) }) {
+                    // Past `linearSearchLimit` names (a hostile server's thousands) a hash index takes
+                    // over, so merging stays linear in the header count.
+                    var first: Int?
+                    if let positions {
+                        first = positions[Self.loweredName(bytes, name)]
+                    } else {
+                        first = entries.firstIndex { Self.equalIgnoringASCIICase(bytes, $0.name, name) }
+                    }
+                    if let first {
                         entries[first].value += ", " + value
                     } else {
                         entries.append((name, value))
+                        if positions != nil {
+                            positions?[Self.loweredName(bytes, name)] = entries.count - 1
+                        } else if entries.count > Self.linearSearchLimit {
+                            var index = [String: Int](minimumCapacity: entries.count * 2)
+                            for (offset, entry) in entries.enumerated() {
+                                index[Self.loweredName(bytes, entry.name)] = offset
+                            }
+                            positions = index
+                        }
                     }
                 }
                 lineStart = lineEnd + 1
@@ -67,6 +85,13 @@ final class ResponseHead: @unchecked Sendable {
             }
             return fields
         }
+    }
+
+    /// How many distinct names are merged by comparing bytes before a hash index is built.
+    static let linearSearchLimit = 32
+
+    private static func loweredName(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> String {
+        String(decoding: bytes[name].lazy.map { isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func equalIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ first: Range<Int>,

@@ -251,14 +251,15 @@ final class SessionEngine: @unchecked Sendable {
     /// Configures `transfer`'s handle and adds it to the multi handle, or finishes it with the setup error.
     private func attach(_ transfer: Transfer) {
         do {
-            let trust = trustContext.currentPolicy == nil ? nil : Unmanaged.passUnretained(trustContext).toOpaque()
-            try transfer.configure(trustContext: trust)
+            let policy = trustContext.currentPolicy
+            let trust = policy == nil ? nil : Unmanaged.passUnretained(trustContext).toOpaque()
+            try transfer.configure(trustContext: trust, pinsServerTrust: (policy?.pinningMode ?? .none) != .none)
         } catch {
             transfersByTask[ObjectIdentifier(transfer.task)] = nil
             transfer.releaseResources()
             recycle(transfer.handle, state: .dirty)
             var failure: any Error = error
-            if !(error is URLError) {
+            if !(error is URLError) && !(error is InvalidRequestError) {
                 // The body could not be opened (a file removed since the task was made, say).
                 var info: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
                 if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
@@ -316,6 +317,8 @@ final class SessionEngine: @unchecked Sendable {
         var outcome = TransferOutcome(metrics: metrics)
         if cancelled {
             outcome.error = cancellationError(of: task, url: transfer.request.url)
+        } else if let refusal = transfer.refusal {
+            outcome.error = refusal
         } else if let bodyError = transfer.bodyError {
             var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
             if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
@@ -326,6 +329,11 @@ final class SessionEngine: @unchecked Sendable {
             let host = transfer.request.url?.host ?? ""
             let trust = trustContext.takeRejection(for: host)
             outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.request.url, host: host, trust: trust)
+        } else if code == CURLE_OUT_OF_MEMORY && transfer.finalHead == nil {
+            // libcurl 7.88 reports a header line over its 100 KiB bound as "Out of memory".
+            outcome.error = CurlErrorMapping.error(
+                .cannotParseResponse, url: transfer.request.url,
+                description: "A response header line exceeds libcurl's bound of 100 KiB.")
         } else if code != CURLE_OK {
             var detail: String?
             if let message = curl_easy_strerror(code) { detail = String(cString: message) }
@@ -402,8 +410,13 @@ final class SessionEngine: @unchecked Sendable {
                 transfer.tooManyRedirects = true
                 return false
             }
-            var proposed = transfer.request
-            proposed.url = target
+            let current = transfer.request.url ?? target
+            if let refused = RedirectRules.refusal(from: current, to: target,
+                                                   refusesDowngrade: transfer.refusesInsecureRedirects) {
+                transfer.refuse(refused, url: target)
+                return false
+            }
+            var proposed = RedirectRules.proposedRequest(transfer.request, to: target)
             let method = (proposed.httpMethod ?? "GET").uppercased()
             if status == 303 || ((status == 301 || status == 302) && method == "POST") {
                 if method != "HEAD" { proposed.httpMethod = "GET" }
@@ -414,6 +427,13 @@ final class SessionEngine: @unchecked Sendable {
             guard let next = events.transfer(transfer.task, willPerformRedirection: response, newRequest: proposed) else {
                 return false
             }
+            // The hook's request obeys the same rules (a non-http URL fails in configure with -1002).
+            if let chosen = next.url, RedirectRules.isAllowedScheme(chosen),
+               let refused = RedirectRules.refusal(from: current, to: chosen,
+                                                   refusesDowngrade: transfer.refusesInsecureRedirects) {
+                transfer.refuse(refused, url: chosen)
+                return false
+            }
             transfer.redirectCount += 1
             transfer.request = next
             transfer.task.updateStorage { $0.currentRequest = next }
@@ -421,13 +441,18 @@ final class SessionEngine: @unchecked Sendable {
             return true
         }
         if status == 401, transfer.authenticationFailures < 8,
-           let challenge = HTTPAuthenticationChallenge(response: response,
-                                                       previousFailureCount: transfer.authenticationFailures,
-                                                       proposedCredential: transfer.credential) {
+           let space = HTTPAuthenticationChallenge(response: response, previousFailureCount: 0,
+                                                   proposedCredential: nil)?.protectionSpace {
+            // A credential is proposed, and its failures counted, only for the space it answered: another
+            // origin's or realm's challenge is new to the handler.
+            let bound = transfer.credential.flatMap { $0.answers(space) ? $0 : nil }
+            guard let challenge = HTTPAuthenticationChallenge(
+                response: response, previousFailureCount: bound == nil ? 0 : transfer.authenticationFailures,
+                proposedCredential: bound?.credential) else { return false }
             switch events.transfer(transfer.task, didReceive: challenge) {
             case .useCredential(let credential):
                 transfer.authenticationFailures += 1
-                transfer.credential = credential
+                transfer.credential = BoundCredential(credential, for: challenge.protectionSpace)
                 restart(transfer)
                 return true
             case .completeWithResponse:
@@ -494,7 +519,7 @@ final class SessionEngine: @unchecked Sendable {
         var info = stat()
         guard stat(file.path, &info) == 0, info.st_size > 0 else { return nil }
         let state = DownloadResumeState(url: url, headers: transfer.request.allHTTPHeaderFields ?? [:],
-                                        temporaryFilePath: file.path, bytesReceived: Int64(info.st_size),
+                                        temporaryFileName: file.lastPathComponent, bytesReceived: Int64(info.st_size),
                                         validator: validator)
         return state.encoded()
     }

@@ -33,6 +33,9 @@ final class Transfer {
     private var setCookieLines: [String] = []
     private var locationHeader: String?
     private var authenticateHeader: String?
+    private var contentRangeHeader: String?
+    /// Header bytes received over every block of this attempt (bounded by `limits.maximumHeaderSize`).
+    private var headerBytes = 0
     private(set) var finalHead: ResponseHead?
     /// The response of the last header block, final or not (for redirects and challenges).
     private(set) var lastHead: ResponseHead?
@@ -50,6 +53,24 @@ final class Transfer {
     private var downloadDescriptor: Int32 = -1
     private var resumeOffset: Int64 = 0
     private var writeFailed = false
+    /// Body bytes of the current response block received so far (for the size limits).
+    private var receivedBodyBytes: Int64 = 0
+    /// A resumed download got a redirect or challenge: its body is not part of the file.
+    private var discardsBlockBody = false
+
+    // Bounds and refusals
+    /// The bounds in force for this attempt (the task's own, else the session's).
+    private var limits = TransferLimits()
+    /// Why a check of ours ended the transfer (a bound crossed, a redirect refused, a range that does
+    /// not continue the file); the engine reports it instead of libcurl's result.
+    private(set) var refusal: URLError?
+    /// A pinning policy is in force: an https request is never redirected to http.
+    private(set) var refusesInsecureRedirects = false
+    /// The idle timeout in nanoseconds (0: none) and the last time a byte moved.
+    private var idleTimeout: UInt64 = 0
+    private var lastActivity: UInt64 = 0
+    /// The request is HEAD: its Content-Length describes a body that never comes.
+    private var isHeadRequest = false
 
     // Progress and control
     private var lastSent: Int64 = 0
@@ -69,7 +90,8 @@ final class Transfer {
     private var wantsReceivedData = false
     private var keepsReceivedBody = true
     private(set) var maximumRedirects = 16
-    var credential: URLCredential?
+    /// The credential the challenge handler gave, sent only to the origin it answered.
+    var credential: BoundCredential?
     var authenticationFailures = 0
     var redirectCount = 0
     /// A manually followed redirect chain hit the limit.
@@ -96,14 +118,19 @@ final class Transfer {
     /// Applies every option for `request` to the handle (all of them, or only the per-request ones when
     /// the handle still holds the same plain configuration; see ``HandleState``). Throws a URLError for a
     /// request that cannot run.
-    func configure(trustContext: UnsafeMutableRawPointer?) throws {
+    /// `pinsServerTrust`: the session's policy pins (https is then never redirected to http).
+    func configure(trustContext: UnsafeMutableRawPointer?, pinsServerTrust: Bool) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased() else {
             throw CurlErrorMapping.error(.badURL, url: request.url)
         }
-        guard scheme == "http" || scheme == "https" else {
+        guard RedirectRules.isAllowedScheme(url) else {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
+        try InvalidRequestError.check(request)
+        if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
+        limits = task.transferLimits ?? events.transferLimits
+        refusesInsecureRedirects = pinsServerTrust
         followsRedirectsManually = events.followsRedirectsManually
         wantsReceivedData = events.wantsReceivedData
         keepsReceivedBody = events.keepsReceivedBody
@@ -113,10 +140,13 @@ final class Transfer {
         let fields = request.allHTTPHeaderFields ?? [:]
         let fieldNames = fields.isEmpty ? [] : Set(fields.keys.map { $0.lowercased() })
         let method = request.httpMethod?.uppercased() ?? "GET"
+        isHeadRequest = method == "HEAD"
         let installsTrustHook = trustContext != nil && scheme == "https"
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil && credential == nil
             && !installsTrustHook
         let options = transferOptions(fieldNames: fieldNames)
+        idleTimeout = options.idleTimeoutMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0
+        lastActivity = DispatchTime.now().uptimeNanoseconds
         let reusesHandle = isPlain && handleState == .plain(options)
         if !reusesHandle && handleState != .fresh {
             curl_easy_reset(handle)
@@ -129,8 +159,8 @@ final class Transfer {
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         if reusesHandle {
-            configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
             if isDownload { try openDownloadFile() }
+            configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
             return
         }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -141,6 +171,11 @@ final class Transfer {
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // Our own checks refuse other schemes first (RedirectRules); these keep libcurl from ever
+        // speaking another protocol, whatever a redirect says.
+        afc_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        afc_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR,
+                               pinsServerTrust && scheme == "https" ? "https" : "http,https")
         if options.streamWeight != HTTP2StreamWeight.defaultWeight {
             afc_easy_setopt_long(handle, CURLOPT_STREAM_WEIGHT, options.streamWeight)
         }
@@ -161,11 +196,10 @@ final class Transfer {
             afc_easy_setopt_long(handle, CURLOPT_POSTREDIR, 0)
         }
 
-        // Timeouts: the request interval is an idle timeout, the resource interval a total one.
+        // Timeouts: the request interval is an idle timeout (connecting, then the idle timer in
+        // progress(downloaded:uploaded:)), the resource interval a total one.
         if let idle = options.idleTimeoutMilliseconds {
             afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, idle)
-            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-            afc_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (idle + 999) / 1000))
         }
         if let total = options.resourceTimeoutMilliseconds {
             afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, total)
@@ -173,17 +207,17 @@ final class Transfer {
         if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
 
         try configureMethodAndBody(method: method)
+        if isDownload { try openDownloadFile() }
         configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
-        if let credential, let user = credential.user {
+        if let credential, credential.applies(to: url), let user = credential.credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
-            afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password ?? "")
+            afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.credential.password ?? "")
             afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
         }
         if installsTrustHook, let trustContext {
             afc_install_trust_hook(handle, serverTrustDecider, trustContext)
         }
         handleState = isPlain ? .plain(options) : .dirty
-        if isDownload { try openDownloadFile() }
     }
 
     /// The options that depend on the session and the request. `fieldNames`: the request's header names,
@@ -249,12 +283,9 @@ final class Transfer {
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
             list = curl_slist_append(list, "Cookie: \(cookieHeader)")
         }
-        if let resume = task.resumeState, !sent("range") {
-            resumeOffset = currentPartialLength(resume)
-            if resumeOffset > 0 {
-                list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
-                list = curl_slist_append(list, "If-Range: \(resume.validator)")
-            }
+        if let resume = task.resumeState, resumeOffset > 0, !sent("range") {
+            list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
+            list = curl_slist_append(list, "If-Range: \(resume.validator)")
         }
         if list == nil {
             // Most requests: only libcurl's own "Expect: 100-continue" to suppress, with a list shared by
@@ -274,30 +305,32 @@ final class Transfer {
         return list
     }()
 
-    private func currentPartialLength(_ resume: DownloadResumeState) -> Int64 {
-        var info = stat()
-        guard stat(resume.temporaryFilePath, &info) == 0 else { return 0 }
-        return Int64(info.st_size)
-    }
-
+    /// Opens the file the body goes to: the resumed partial file (checked: see
+    /// ``DownloadResumeState/openPartialFile(in:)``) or a new one in the download directory. On a retry
+    /// (redirect or authentication) the open file is cut back to what the download already holds.
     private func openDownloadFile() throws {
         if downloadDescriptor >= 0 {
-            // A retry (redirect or authentication): the previous attempt's body is not the download.
-            if resumeOffset == 0 {
-                _ = ftruncate(downloadDescriptor, 0)
-                _ = lseek(downloadDescriptor, 0, SEEK_SET)
-            }
+            _ = ftruncate(downloadDescriptor, off_t(resumeOffset))
+            _ = lseek(downloadDescriptor, off_t(resumeOffset), SEEK_SET)
             return
         }
-        let path: String
-        if let resume = task.resumeState, resumeOffset > 0 {
-            path = resume.temporaryFilePath
-            downloadDescriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        } else {
-            let name = "CFNetworkDownload_\(UUID().uuidString).tmp"
-            path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
-            downloadDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard let directory = DownloadDirectory.prepared() else {
+            throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
         }
+        if let resume = task.resumeState {
+            switch resume.openPartialFile(in: directory) {
+            case .success(let file):
+                downloadDescriptor = file.descriptor
+                downloadFile = file.url
+                resumeOffset = resume.bytesReceived
+                return
+            case .failure(let problem):
+                throw CurlErrorMapping.error(.cannotOpenFile, url: request.url, description: problem.errorDescription,
+                                             extra: [NSUnderlyingErrorKey: problem])
+            }
+        }
+        let path = directory + "/" + DownloadDirectory.newFileName()
+        downloadDescriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard downloadDescriptor >= 0 else {
             throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
         }
@@ -339,6 +372,13 @@ final class Transfer {
         reportedReceived = 0
         lastReportTime = 0
         digestChallengeSeen = false
+        headerBytes = 0
+        refusal = nil
+    }
+
+    /// Ends the transfer with `code` (the callback that calls this returns a failure to libcurl).
+    func refuse(_ code: URLError.Code, url: URL? = nil, description: String? = nil) {
+        refusal = CurlErrorMapping.error(code, url: url ?? request.url, description: description)
     }
 
     // MARK: Callbacks (engine thread)
@@ -346,12 +386,19 @@ final class Transfer {
     /// Parses one header line in place (the hot path of small requests: no Foundation string calls).
     fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         var length = line.count
+        headerBytes += length
+        if headerBytes > limits.maximumHeaderSize {
+            refuse(.cannotParseResponse, description: "The response's header lines exceed "
+                   + "\(limits.maximumHeaderSize) bytes (TransferLimits.maximumHeaderSize).")
+            return false
+        }
         while length > 0, line[length - 1] == 0x0D || line[length - 1] == 0x0A { length -= 1 }
         if length == 0 { return headersEnded() }
         let bytes = UnsafeRawBufferPointer(rebasing: line[0..<length])
         if length >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {
             // "HTTP/": a new header block (after a redirect, a 100 Continue, or an authentication round).
             beginHeaderBlock()
+            if idleTimeout > 0 { lastActivity = DispatchTime.now().uptimeNanoseconds }
             var index = 0
             while index < length, bytes[index] != 0x20 { index += 1 }
             httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self)
@@ -382,6 +429,8 @@ final class Transfer {
             locationHeader = value()
         } else if Self.isHeader(name, "www-authenticate") {
             authenticateHeader = authenticateHeader.map { $0 + ", " + value() } ?? value()
+        } else if Self.isHeader(name, "content-range") {
+            contentRangeHeader = value()
         }
         return true
     }
@@ -412,6 +461,7 @@ final class Transfer {
         setCookieLines.removeAll()
         locationHeader = nil
         authenticateHeader = nil
+        contentRangeHeader = nil
     }
 
     private func headersEnded() -> Bool {
@@ -428,25 +478,48 @@ final class Transfer {
         storeCookies(url: url)
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
-        if !followsRedirectsManually, Self.isRedirect(statusCode), locationHeader != nil {
+        if !followsRedirectsManually, Self.isRedirect(statusCode), let location = locationHeader {
+            if let target = URL(string: location, relativeTo: url)?.absoluteURL,
+               let refused = RedirectRules.refusal(from: url, to: target, refusesDowngrade: refusesInsecureRedirects) {
+                refuse(refused, url: target)
+                return false
+            }
             return true
         }
-        if statusCode == 401, credential != nil, !digestChallengeSeen,
+        if statusCode == 401, credential?.applies(to: url) == true, !digestChallengeSeen,
            let challenge = authenticateHeader, challenge.lowercased().hasPrefix("digest") {
             digestChallengeSeen = true
             return true
         }
         finalHead = head
-        if isDownload, resumeOffset > 0, statusCode != 206 {
-            // The server sent the whole entity again (the validator no longer matches): start over.
-            if downloadDescriptor >= 0 {
-                _ = ftruncate(downloadDescriptor, 0)
-                _ = lseek(downloadDescriptor, 0, SEEK_SET)
-            }
-            resumeOffset = 0
-        }
+        receivedBodyBytes = 0
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        discardsBlockBody = false
+        if isDownload, resumeOffset > 0 {
+            if statusCode == 206 {
+                if let mismatch = ContentRange.mismatch(header: contentRangeHeader, contentLength: Int64(length),
+                                                        offset: resumeOffset) {
+                    refuse(.badServerResponse, url: url, description: mismatch)
+                    return false
+                }
+            } else if Self.isRedirect(statusCode) || statusCode == 401 || statusCode == 407 {
+                // Followed or answered by a retry that asks for the same range again.
+                discardsBlockBody = true
+            } else {
+                // The server sent the whole entity again (the validator no longer matches): start over.
+                if downloadDescriptor >= 0 {
+                    _ = ftruncate(downloadDescriptor, 0)
+                    _ = lseek(downloadDescriptor, 0, SEEK_SET)
+                }
+                resumeOffset = 0
+            }
+        }
+        if let maximum = bodyLimit, length >= 0, !isHeadRequest, statusCode != 204, statusCode != 304,
+           Int64(length) + (isDownload ? resumeOffset : 0) > maximum {
+            refuse(.dataLengthExceedsMaximum, url: url, description: Self.overLimitDescription(maximum, isDownload))
+            return false
+        }
         let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
         if !isDownload, keepsReceivedBody, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
         task.updateStorage { state in
@@ -490,9 +563,26 @@ final class Transfer {
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
     }
 
+    /// The bound on this transfer's body: the download's file size or the data task's memory.
+    private var bodyLimit: Int64? {
+        isDownload ? limits.maximumDownloadSize : keepsReceivedBody ? limits.maximumBodySize : nil
+    }
+
+    private static func overLimitDescription(_ maximum: Int64, _ isDownload: Bool) -> String {
+        isDownload ? "The download exceeds \(maximum) bytes (TransferLimits.maximumDownloadSize)."
+            : "The response body exceeds \(maximum) bytes (TransferLimits.maximumBodySize)."
+    }
+
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if task.isCancelRequested { return 0 }
         if userPaused { return afc_writefunc_pause }
+        receivedBodyBytes += Int64(bytes.count)
+        if let maximum = bodyLimit, receivedBodyBytes + (isDownload ? resumeOffset : 0) > maximum {
+            refuse(.dataLengthExceedsMaximum, description: Self.overLimitDescription(maximum, isDownload))
+            body = Data()
+            return 0
+        }
+        if discardsBlockBody { return bytes.count }
         if isDownload {
             var offset = 0
             while offset < bytes.count {
@@ -565,7 +655,7 @@ final class Transfer {
     fileprivate func progress(downloaded: Int64, uploaded: Int64) -> Bool {
         if task.isCancelRequested { return false }
         let received = downloaded + resumeOffset
-        guard received != lastReceived || uploaded != lastSent else { return true }
+        guard received != lastReceived || uploaded != lastSent else { return idleTimeout == 0 || !idleTimeExpired() }
         lastSent = uploaded
         lastReceived = received
         let headersArrived = finalHead != nil
@@ -576,11 +666,25 @@ final class Transfer {
         // Progress objects and closures are costly; report at most every few milliseconds or megabytes
         // (the first change at once, the last one from flushProgress()).
         let now = DispatchTime.now().uptimeNanoseconds
+        lastActivity = now
         if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
             || uploaded - reportedSent >= 1 << 20 {
             report(at: now)
         }
         return !task.isCancelRequested
+    }
+
+    /// Whether no byte moved for longer than the idle timeout (URLSession's timeoutIntervalForRequest);
+    /// a suspended or throttled transfer is not idle. Sets the refusal when it expired.
+    private func idleTimeExpired() -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if userPaused || throttled {
+            lastActivity = now
+            return false
+        }
+        guard now &- lastActivity > idleTimeout else { return false }
+        refuse(.timedOut)
+        return true
     }
 
     /// Reports counts not yet reported (before completion, so progress ends at the final values).

@@ -63,9 +63,16 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         try super.setSecurityPolicy(policy)
     }
 
-    /// `urlString` resolved against ``baseURL``, or nil when it is not a URL.
+    /// `urlString` resolved against ``baseURL`` (`URLWithString:relativeToURL:`), or nil when it is not a
+    /// URL. An empty string is the base URL itself without its fragment (RFC 3986 section 5.2.2), as
+    /// AFNetworking resolves `GET ""`; Foundation on Linux returns nil for it.
     public func resolvedURL(for urlString: String) -> URL? {
-        URL(string: urlString, relativeTo: baseURL)?.absoluteURL
+        if urlString.isEmpty, let baseURL = baseURL?.absoluteURL {
+            guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else { return nil }
+            components.fragment = nil
+            return components.url
+        }
+        return URL(string: urlString, relativeTo: baseURL)?.absoluteURL
     }
 
     // MARK: Verbs

@@ -31,6 +31,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var maximumRedirects = 16
         var discardsReceivedBody = false
         var httpVersion = HTTPVersionPreference.automatic
+        var transferLimits = TransferLimits()
         var hooks = HooksSnapshot(SessionManagerHooks())
     }
 
@@ -110,6 +111,15 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var httpVersion: HTTPVersionPreference {
         get { settings.withLock { $0.httpVersion } }
         set { settings.withLock { $0.httpVersion = newValue } }
+    }
+
+    /// Bounds on what a server can make a transfer hold: the in-memory body (default 256 MiB), the
+    /// download file (default none) and the header block (default 256 KiB). See ``TransferLimits`` for the
+    /// errors; a task's own ``SessionTask/transferLimits`` take precedence. Applies to transfers started
+    /// afterwards.
+    public var transferLimits: TransferLimits {
+        get { settings.withLock { $0.transferLimits } }
+        set { settings.withLock { $0.transferLimits = newValue } }
     }
 
     /// How many redirects a task follows before failing with `URLError(.httpTooManyRedirects)` (-1007).
@@ -270,7 +280,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// Creates a suspended download task continuing from `resumeData` (from
     /// ``SessionDownloadTask/cancel(byProducingResumeData:)``, possibly of another process): it asks for
     /// the rest with `Range` and `If-Range`, appends on 206 and starts over on 200. Resume data that does
-    /// not decode, or whose partial file is gone, fails the task with `URLError(.cannotOpenFile)`.
+    /// not decode, or whose partial file is gone or not the session's (see below), fails the task with
+    /// `URLError(.cannotOpenFile)` whose `NSUnderlyingErrorKey` is a ``DownloadResumeDataError``.
+    ///
+    /// Resume data names its partial file by name only, inside the session's own download directory
+    /// (`AFNetworking-downloads-<uid>` in the temporary directory): tampered data that names a path, a
+    /// link, a non-regular or foreign file, or a size other than the file's, touches no file.
     public func downloadTask(withResumeData resumeData: Data,
                              progress: (@Sendable (Progress) -> Void)? = nil,
                              destination: (@Sendable (URL, URLResponse) -> URL)?,
@@ -284,13 +299,20 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
                       destination: (@Sendable (URL, URLResponse) -> URL)?,
                       completionHandler: (@Sendable (URLResponse?, URL?, (any Error)?) -> Void)?,
                       completionQueue: DispatchQueue?) -> SessionDownloadTask {
-        let state = DownloadResumeState.decode(resumeData)
+        let decoded = DownloadResumeState.decode(resumeData)
+        let state = try? decoded.get()
         var request = URLRequest(url: state?.url ?? URL(fileURLWithPath: "/"))
         for (name, value) in state?.headers ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
         let task = makeDownloadTask(request, resumeState: state, progress: progress, destination: destination,
                                     completion: completionHandler, completionQueue: completionQueue)
-        if state == nil || !FileManager.default.fileExists(atPath: state!.temporaryFilePath) {
-            task.markUnusable(CurlErrorMapping.error(.cannotOpenFile, url: state?.url))
+        var problem: DownloadResumeDataError?
+        switch decoded {
+        case .failure(let error): problem = error
+        case .success(let state): problem = state.partialFileProblem(in: DownloadDirectory.path)
+        }
+        if let problem {
+            task.markUnusable(CurlErrorMapping.error(.cannotOpenFile, url: state?.url, description: problem.errorDescription,
+                                                     extra: [NSUnderlyingErrorKey: problem]))
         }
         return task
     }

@@ -87,6 +87,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
     }
 
+    /// Bounds for this task's transfer, in place of the session's ``URLSessionManager/transferLimits``;
+    /// nil (the default) uses the session's. Read when the transfer starts: set it before ``resume()``.
+    public var transferLimits: TransferLimits? {
+        get { storage.withLock { $0.transferLimits } }
+        set { storage.withLock { $0.transferLimits = newValue } }
+    }
+
     public var description: String {
         "<\(type(of: self)) \(taskIdentifier) \(originalRequest?.httpMethod ?? "GET") \(originalRequest?.url?.absoluteString ?? "-")>"
     }
@@ -224,6 +231,7 @@ struct TaskStorage: Sendable {
     var metrics: SessionTaskMetrics?
     var taskDescription: String?
     var priority: Float = 0.5
+    var transferLimits: TransferLimits?
     var unusableError: URLError?
     var cancellationError: URLError?
     /// The download task a data task became (its transfer continues there).
