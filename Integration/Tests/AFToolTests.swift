@@ -122,6 +122,20 @@ import Testing
         #expect(text(again.stderr) == "af: \(target.path) is already complete (104857600 bytes)\n")
     }
 
+    @Test func continueRefusesA206ForAnotherRange() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = hostileURL(servers.faultServer.baseURL, "/hostile/range-liar", ["size": "100"]).absoluteString
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("af-liar-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let partial = Data(repeating: 0x41, count: 10)
+        try partial.write(to: target)
+        let result = try await af(["get", url, "--download", target.path, "--continue"])
+        #expect(result.exitCode == 4)
+        #expect(text(result.stderr) == "af: The server sent bytes 0-99 for a download resumed at byte 10. "
+            + "\(target.path) is left as it was\n")
+        #expect(try Data(contentsOf: target) == partial)
+    }
+
     @Test func progressBarOnlyOnATerminal() async throws {
         let servers = try await IntegrationServers.shared()
         let url = servers.nginx.httpURL("/files/100m.bin").absoluteString

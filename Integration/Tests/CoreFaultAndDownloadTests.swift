@@ -189,6 +189,34 @@ struct CoreDownloadTests {
         #expect(try Data(contentsOf: target) == changed)
     }
 
+    @Test func a206ForAnotherRangeFailsAndLeavesThePartialFile() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        let name = "core-liar-\(UUID().uuidString).bin"
+        let served = servers.files.root.appendingPathComponent("files/\(name)")
+        try Data(repeating: 0x5A, count: 8 << 20).write(to: served)
+        defer { try? FileManager.default.removeItem(at: served) }
+        let resumeData = try #require(await partialResumeData(manager, url: servers.nginx.httpURL("/files/\(name)")))
+        // The same partial file, resumed from a server whose 206 always starts at byte 0.
+        var state = try #require(try JSONSerialization.jsonObject(with: resumeData) as? [String: Any])
+        let liar = hostileURL(servers.faultServer.baseURL, "/hostile/range-liar", ["size": "100"])
+        state["url"] = liar.absoluteString
+        let offset = try #require(state["bytesReceived"] as? Int)
+        let partial = URLSessionManager.downloadDirectory.appendingPathComponent(try #require(state["temporaryFileName"] as? String))
+        let before = try Data(contentsOf: partial)
+        #expect(before.count == offset)
+        do {
+            _ = try await manager.download(resumingFrom: try JSONSerialization.data(withJSONObject: state),
+                                           destination: { _, _ in FileManager.default.temporaryDirectory.appendingPathComponent("never") })
+            Issue.record("a 206 for bytes 0-99 was appended at byte \(offset)")
+        } catch {
+            let error = error as NSError
+            #expect(error.code == NSURLErrorBadServerResponse)
+            #expect(error.localizedDescription == "The server sent bytes 0-99 for a download resumed at byte \(offset).")
+        }
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("never").path))
+    }
+
     private func partialResumeData(_ manager: HTTPSessionManager, url: URL) async -> Data? {
         let holder = Mutex<SessionDownloadTask?>(nil)
         return await withCheckedContinuation { continuation in

@@ -73,6 +73,11 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     // MARK: Configuration
 
+    /// Where download tasks write their temporary files: `AFNetworking-downloads-<uid>` in the temporary
+    /// directory, private to this user (mode 0700) and shared by every session, so resume data can
+    /// continue in another process. Resume data may name only files directly inside it.
+    public static var downloadDirectory: URL { URL(fileURLWithPath: DownloadDirectory.path, isDirectory: true) }
+
     /// A copy of the configuration the session was created with.
     public var sessionConfiguration: URLSessionConfiguration { configurationCopy.make() }
 
