@@ -90,6 +90,8 @@ final class Transfer {
     private var wantsReceivedData = false
     private var keepsReceivedBody = true
     private(set) var maximumRedirects = 16
+    /// A lean-path task (``LeanSession``): no hooks, no progress reports, no response decision.
+    private let isLean: Bool
     /// The credential the challenge handler gave, sent only to the origin it answered.
     var credential: BoundCredential?
     var authenticationFailures = 0
@@ -107,6 +109,7 @@ final class Transfer {
         self.handleState = handle.state
         self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         self.isDownload = task is SessionDownloadTask
+        self.isLean = task.leanDelivery != nil
         // A typical response's header lines fit: growing from empty would copy them several times.
         headerLines.reserveCapacity(512)
     }
@@ -131,9 +134,9 @@ final class Transfer {
         resetResponse()
         limits = task.transferLimits ?? events.transferLimits
         refusesInsecureRedirects = pinsServerTrust
-        followsRedirectsManually = events.followsRedirectsManually
-        wantsReceivedData = events.wantsReceivedData
-        keepsReceivedBody = events.keepsReceivedBody
+        followsRedirectsManually = !isLean && events.followsRedirectsManually
+        wantsReceivedData = !isLean && events.wantsReceivedData
+        keepsReceivedBody = isLean || events.keepsReceivedBody
         maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
@@ -528,6 +531,7 @@ final class Transfer {
             state.countOfBytesReceived = resumeOffset
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
+        if isLean { return true }
         switch events.transferDidReceiveResponse(task, statusCode: statusCode) {
         case .allow: return true
         case .cancel: return false
@@ -658,6 +662,11 @@ final class Transfer {
         guard received != lastReceived || uploaded != lastSent else { return idleTimeout == 0 || !idleTimeExpired() }
         lastSent = uploaded
         lastReceived = received
+        if isLean {
+            // Nobody reads a lean task's counts or progress: only the idle timer needs to know.
+            if idleTimeout > 0 { lastActivity = DispatchTime.now().uptimeNanoseconds }
+            return true
+        }
         let headersArrived = finalHead != nil
         task.updateStorage { state in
             state.countOfBytesSent = uploaded
@@ -689,7 +698,7 @@ final class Transfer {
 
     /// Reports counts not yet reported (before completion, so progress ends at the final values).
     func flushProgress() {
-        if lastSent != reportedSent || lastReceived != reportedReceived {
+        if !isLean, lastSent != reportedSent || lastReceived != reportedReceived {
             report(at: DispatchTime.now().uptimeNanoseconds)
         }
     }

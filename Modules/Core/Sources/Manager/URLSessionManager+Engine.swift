@@ -53,6 +53,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var keepsReceivedBody: Bool { !discardsReceivedBody }
 
     func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision {
+        if task.leanDelivery != nil { return .allow }
         let hooks = currentHooks
         if let download = task as? SessionDownloadTask, download.resumeState != nil, statusCode == 206,
            let hook = hooks.value.downloadTaskDidResume {
@@ -115,7 +116,8 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer {
         var disposition = URLSession.AuthChallengeDisposition.performDefaultHandling
         var credential: URLCredential?
-        if let handler = currentHooks.value.authenticationChallengeHandler {
+        // The lean path has no hooks: only the configuration's credential storage answers.
+        if task.leanDelivery == nil, let handler = currentHooks.value.authenticationChallengeHandler {
             (disposition, credential) = handler(task, challenge)
         }
         switch disposition {
@@ -138,6 +140,15 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func transfersDidFinish(_ transfers: [FinishedTransfer]) {
+        var transfers = transfers
+        if transfers.contains(where: { $0.task.leanDelivery != nil }) {
+            // Lean tasks end here, on the engine thread: their callers resume now.
+            for finished in transfers {
+                finished.task.leanDelivery?.finish(finished.task, finished.outcome)
+            }
+            transfers.removeAll { $0.task.leanDelivery != nil }
+            if transfers.isEmpty { return }
+        }
         let hooks = currentHooks
         let (serializer, queue, group) = currentSettings
         let jobs = transfers.map { finished in

@@ -42,6 +42,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         var eventContinuations: [UUID: AsyncStream<NetworkTaskEvent>.Continuation] = [:]
     }
 
+    /// Runs the lean path's tasks (``session``) on this manager's engine.
+    let leanController = LeanTaskController()
     private let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
     private let settings = Protected(Settings())
@@ -64,6 +66,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         settings.withLock { $0.responseSerializer = responseSerializer }
         let engine = SessionEngine(settings: configurationTemplate, events: self)
         registry.withLock { $0.engine = engine }
+        leanController.attach(self)
     }
 
     deinit {

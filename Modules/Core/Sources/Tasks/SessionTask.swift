@@ -27,10 +27,14 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     let resumeState: DownloadResumeState?
     /// The session side that runs the task and receives its events.
     let controller: any TaskControlling
+    /// Set for a task of the lean path (``LeanSession``): its end goes straight to the waiting caller
+    /// from the engine thread, with no hooks, progress, notifications or queue hops.
+    let leanDelivery: LeanDelivery?
     private let storage: Protected<TaskStorage>
 
     init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?, resumeState: DownloadResumeState? = nil,
-         controller: any TaskControlling) {
+         controller: any TaskControlling, leanDelivery: LeanDelivery? = nil) {
+        self.leanDelivery = leanDelivery
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.bodySource = bodySource

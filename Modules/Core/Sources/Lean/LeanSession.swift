@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// The URLSession-shaped async API on a manager's engine: the lean path.
+///
+/// The same transfers as the manager's tasks (connections, HTTP/2, TLS policy, cookies, credentials from
+/// the configuration's storage, ``URLSessionManager/transferLimits``), without what only AFNetworking's
+/// callback model needs: no `Progress`, no task notification, no hook, no response serializer, and no
+/// processing- or completion-queue hop. The caller resumes straight from the engine thread. As with
+/// URLSession, a 4xx or 5xx answer is a response, not an error. Get one from
+/// ``URLSessionManager/session``.
+///
+/// Cancelling the Swift task cancels the transfer (`URLError(.cancelled)`, -999).
+///
+/// Threading: a Sendable value; call it from any task.
+public struct LeanSession: Sendable {
+    let manager: URLSessionManager
+
+    /// Performs `request` and returns the body and the response.
+    /// - Throws: `URLError` (the transport's), ``InvalidRequestError`` for a request that cannot be sent.
+    public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let outcome = try await perform(request, source: nil, download: false)
+        return (outcome.data ?? Data(), try response(of: outcome))
+    }
+
+    /// Sends `bodyData` with `request` (POST unless the request names another method) and returns the
+    /// response body and the response.
+    public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
+        let outcome = try await perform(request, source: DataBodySource(bodyData), download: false)
+        return (outcome.data ?? Data(), try response(of: outcome))
+    }
+
+    /// Sends the file at `fileURL` with `request`, read in bounded chunks.
+    /// - Throws: the file's error when it cannot be opened, else as ``data(for:)``.
+    public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
+        let outcome = try await perform(request, source: try FileBodySource(fileURL: fileURL), download: false)
+        return (outcome.data ?? Data(), try response(of: outcome))
+    }
+
+    /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
+    /// URL and the response. The file is the caller's: move or remove it.
+    public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+        let outcome = try await perform(request, source: nil, download: true)
+        guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: request.url) }
+        return (file, try response(of: outcome))
+    }
+
+    private func response(of outcome: Outcome) throws -> HTTPURLResponse {
+        guard let response = outcome.task.response as? HTTPURLResponse else {
+            throw CurlErrorMapping.error(.badServerResponse, url: outcome.task.originalRequest?.url)
+        }
+        return response
+    }
+
+    private struct Outcome: @unchecked Sendable {
+        // @unchecked Sendable: the task is Sendable; `data` and `temporaryFile` are values handed over once.
+        let task: SessionTask
+        let data: Data?
+        let temporaryFile: URL?
+    }
+
+    private func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
+        let controller = manager.leanController
+        let identifier = manager.nextIdentifier()
+        let box = TaskBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
+                let delivery = LeanDelivery { task, outcome in
+                    if let error = outcome.error {
+                        continuation.resume(throwing: error)
+                    } else {
+                        continuation.resume(returning: Outcome(task: task, data: outcome.data,
+                                                               temporaryFile: outcome.temporaryFile))
+                    }
+                }
+                let task: SessionTask
+                if download {
+                    task = SessionDownloadTask(identifier: identifier, request: request, bodySource: nil,
+                                               controller: controller, leanDelivery: delivery)
+                } else if let source {
+                    var request = request
+                    if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
+                    request.httpBody = nil
+                    task = SessionUploadTask(identifier: identifier, request: request, bodySource: source,
+                                             controller: controller, leanDelivery: delivery)
+                } else {
+                    task = SessionDataTask(identifier: identifier, request: request, bodySource: nil,
+                                           controller: controller, leanDelivery: delivery)
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+}
+
+/// The task of a lean call, for the cancellation handler (which may run before the task exists).
+private final class TaskBox: Sendable {
+    private let state = Protected<(task: SessionTask?, cancelled: Bool)>((nil, false))
+
+    func set(_ task: SessionTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
+extension URLSessionManager {
+    /// The lean path on this manager's engine: `data(for:)`, `upload(for:from:)`, `download(for:)` as on
+    /// URLSession, without AFNetworking's queues, notifications, hooks and progress. See ``LeanSession``.
+    public var session: LeanSession { LeanSession(manager: self) }
+}
