@@ -161,6 +161,47 @@ func oursFile(_ destination: URL) -> Double {
     }
 }
 
+// MARK: Ours, lean path (manager.session: async, resumed from the engine thread)
+
+let oursLean = "ours, lean path (session.data)"
+
+/// Runs `width` async workers, each awaiting GETs one after another until `count` finished in all.
+func leanInFlight(_ count: Int, width: Int) -> Double {
+    final class Claims: @unchecked Sendable {
+        // @unchecked Sendable: `next` is read and written under `lock`.
+        let lock = NSLock()
+        var next = 0
+        func claim() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < count else { return false }
+            next += 1
+            return true
+        }
+        let count: Int
+        init(_ count: Int) { self.count = count }
+    }
+    let claims = Claims(count)
+    let done = DispatchSemaphore(value: 0)
+    let lean = manager.session
+    return measureSeconds {
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<width {
+                    group.addTask {
+                        while claims.claim() {
+                            let (data, response) = try! await lean.data(for: URLRequest(url: smallURL))
+                            precondition(response.statusCode == 200 && data.count == smallSize, "GET failed")
+                        }
+                    }
+                }
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
 // MARK: Foundation's URLSession
 
 let foundation = "Foundation URLSession"
@@ -243,8 +284,17 @@ let workloads = (
     file: "1 GiB to file"
 )
 
-// SESSION_ENGINE_PROFILE=1 runs only our small-request workloads (for a profiler), then exits.
+// SESSION_ENGINE_PROFILE=1 runs only our small-request workloads (for a profiler), then exits;
+// =parallel only the AF callback path at 32 in flight, =lean only the lean path at 32 in flight.
 if let profile = ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE"] {
+    if profile == "lean" {
+        let rounds = Int(ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
+        for _ in 0..<max(1, rounds) {
+            print("profile: lean parallel \(Double(parallelCount) / leanInFlight(parallelCount, width: parallelism)) req/s")
+        }
+        server.stop()
+        exit(0)
+    }
     if profile != "parallel" {
         print("profile: sequential \(Double(sequentialCount) / oursSequential(sequentialCount)) req/s")
     }
@@ -286,6 +336,7 @@ try? FileManager.default.removeItem(at: downloadTarget)
 let cSequential = runPeer(["get", "\(sequentialCount)", "1", smallURL.absoluteString])
 record(workloads.sequential, "libcurl multi (C)", seconds: cSequential.seconds, requests: sequentialCount)
 record(workloads.sequential, ours, seconds: oursSequential(sequentialCount), requests: sequentialCount)
+record(workloads.sequential, oursLean, seconds: leanInFlight(sequentialCount, width: 1), requests: sequentialCount)
 record(workloads.sequential, foundation, seconds: foundationSequential(sequentialCount), requests: sequentialCount)
 if let peer = runAsyncHTTPClient(smallURL, requests: sequentialCount, concurrency: 1) {
     record(workloads.sequential, asyncHTTPClient, seconds: peer.seconds, requests: sequentialCount)
@@ -294,6 +345,7 @@ if let peer = runAsyncHTTPClient(smallURL, requests: sequentialCount, concurrenc
 let cParallel = runPeer(["get", "\(parallelCount)", "\(parallelism)", smallURL.absoluteString])
 record(workloads.parallel, "libcurl multi (C)", seconds: cParallel.seconds, requests: parallelCount)
 record(workloads.parallel, ours, seconds: oursParallel(parallelCount), requests: parallelCount)
+record(workloads.parallel, oursLean, seconds: leanInFlight(parallelCount, width: parallelism), requests: parallelCount)
 record(workloads.parallel, foundation, seconds: foundationParallel(parallelCount), requests: parallelCount)
 if let peer = runAsyncHTTPClient(smallURL, requests: parallelCount, concurrency: parallelism) {
     record(workloads.parallel, asyncHTTPClient, seconds: peer.seconds, requests: parallelCount)
