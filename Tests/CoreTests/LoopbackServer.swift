@@ -154,7 +154,22 @@ final class LoopbackServer: Sendable {
     }
 
     /// The pattern every byte route serves: byte i is i % 251.
-    static func pattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 251) }) }
+    /// A plain loop: a generic `map` over a range is unspecialized in debug builds and, under the thread
+    /// sanitizer, contends on the runtime's metadata lock for every byte, starving every other test.
+    static func pattern(_ count: Int) -> Data {
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { raw in
+            guard let bytes = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            var index = 0
+            var value: UInt8 = 0
+            while index < count {
+                bytes[index] = value
+                value = value == 250 ? 0 : value &+ 1
+                index += 1
+            }
+        }
+        return data
+    }
 
     private func respond(to request: Request, on client: Int32) -> Bool {
         var target = request.path
