@@ -72,6 +72,102 @@ import Testing
         #expect(peakResidentBytes() - before < 256 << 20, "a real expansion needs gigabytes")
     }
 
+    /// 103 KB that expand to 5 GB: 50 references to an entity of 1,000 references to 100 KB of text, well
+    /// under the entity-resolution limit. libxml2 refuses it when building a tree, not when streaming.
+    static let nestedEntityAmplification: String = {
+        let declarations = "<!ENTITY a \"" + String(repeating: "x", count: 100_000) + "\">\n"
+            + "<!ENTITY b \"" + String(repeating: "&a;", count: 1_000) + "\">\n"
+        return "<?xml version=\"1.0\"?>\n<!DOCTYPE r [\n\(declarations)]>\n<r>"
+            + String(repeating: "&b;", count: 50) + "</r>\n"
+    }()
+
+    @Test func nestedEntityAmplificationFailsInTheStreamAsInTheTree() throws {
+        let document = utf8(Self.nestedEntityAmplification)
+        let before = residentBytes()
+        var characters = 0
+        let handlers = XMLStreamHandlers()
+        handlers.foundCharacters = { characters += $0.utf8Count }
+        let streamError = try #require(throws: XMLParsingError.self) {
+            try XMLStreamParser(data: document).parse(delegate: handlers)
+        }
+        // Refused at the first reference, before any of its text is delivered.
+        #expect(streamError == XMLParsingError(kind: .entityLimitExceeded, message: XMLExpansionBudget.message,
+                                               line: 6, column: 7))
+        #expect(characters == 0)
+        #expect(peakResidentBytes() - before < 64 << 20)
+        let treeError = try #require(throws: XMLParsingError.self) { try XMLTreeDocument(data: document) }
+        #expect(treeError == streamError)
+        var pushed = 0
+        let pushHandlers = XMLStreamHandlers()
+        pushHandlers.foundCharacters = { pushed += $0.utf8Count }
+        let parser = try XMLPushParser(delegate: pushHandlers)
+        let pushError = try #require(throws: XMLParsingError.self) {
+            for byte in document.prefix(120_000) { try parser.feed([byte]) }
+        }
+        #expect(pushError == streamError)
+        #expect(pushed == 0)
+    }
+
+    @Test func expansionBoundIsTenMegabytesThenTenTimesTheInput() throws {
+        // Ten references to 1,000,000 bytes reach the 10 MB allowance exactly; an eleventh is over it and
+        // over ten times the 1 MB read. Both parsers draw the line at the same reference.
+        func document(references: Int, padding: Int = 0) -> Data {
+            utf8("<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "x", count: 1_000_000) + "\">]>\n"
+                + (padding > 0 ? "<!--" + String(repeating: " ", count: padding) + "-->" : "")
+                + "<r>" + String(repeating: "&a;", count: references) + "</r>")
+        }
+        #expect(try XMLTreeDocument(data: document(references: 10)).rootElement?.stringValue.count == 10_000_000)
+        var characters = 0
+        let handlers = XMLStreamHandlers()
+        handlers.foundCharacters = { characters += $0.utf8Count }
+        try XMLStreamParser(data: document(references: 10)).parse(delegate: handlers)
+        #expect(characters == 10_000_000)
+        let expected = XMLParsingError(kind: .entityLimitExceeded, message: XMLExpansionBudget.message, line: 2, column: 37)
+        #expect(throws: expected) { try XMLTreeDocument(data: document(references: 11)) }
+        #expect(throws: expected) { try XMLStreamParser(data: document(references: 11)).parse(delegate: XMLStreamHandlers()) }
+        // With 200 KB more input read first, eleven references are within ten times the input.
+        characters = 0
+        try XMLStreamParser(data: document(references: 11, padding: 200_000)).parse(delegate: handlers)
+        #expect(characters == 11_000_000)
+        #expect(try XMLTreeDocument(data: document(references: 11, padding: 200_000)).rootElement?.stringValue.count == 11_000_000)
+    }
+
+    @Test func attributesDefaultedFromTheDTDCountWhenStreaming() throws {
+        // A 1 MB default repeated on 10,000 elements: 10 GB of attribute text for a 1 MB document. The tree
+        // leaves defaulted attributes out; the stream reports them, so they count against the bound.
+        let document = utf8("<!DOCTYPE r [<!ATTLIST e d CDATA \"" + String(repeating: "y", count: 1_000_000) + "\">]>\n<r>"
+            + String(repeating: "<e/>", count: 10_000) + "</r>")
+        var starts = 0
+        var attributeBytes = 0
+        let handlers = XMLStreamHandlers()
+        handlers.didStartElement = { element in
+            starts += 1
+            attributeBytes += element.attribute("d")?.utf8.count ?? 0
+        }
+        let error = try #require(throws: XMLParsingError.self) { try XMLStreamParser(data: document).parse(delegate: handlers) }
+        #expect(error.kind == .entityLimitExceeded)
+        #expect(error.message == XMLExpansionBudget.message)
+        #expect(starts == 11)
+        #expect(attributeBytes == 10_000_000)
+        #expect(try XMLTreeDocument(data: document).rootElement?.childElements.count == 10_000)
+    }
+
+    @Test func aFewEntitiesStillExpand() throws {
+        let document = utf8("""
+            <?xml version="1.0"?>
+            <!DOCTYPE r [<!ENTITY who "world"><!ENTITY greeting "hello &who;"><!ATTLIST r lang CDATA "en">]>
+            <r title="&who;!">&greeting; &amp; &who;</r>
+            """)
+        let recorder = EventRecorder()
+        try XMLStreamParser(data: document).parse(delegate: recorder)
+        #expect(recorder.events == [
+            "startDocument", "start r {} title={}world! lang={}en", "text hello world & world", "end r {}", "endDocument",
+        ])
+        let tree = try XMLTreeDocument(data: document)
+        #expect(tree.rootElement?.stringValue == "hello world & world")
+        #expect(tree.rootElement?.attribute("title") == "world!")
+    }
+
     @Test func tenThousandDeepNestingFailsCleanly() throws {
         let deep = String(repeating: "<a>", count: 10_000) + String(repeating: "</a>", count: 10_000)
         let treeError = try #require(throws: XMLParsingError.self) { try XMLTreeDocument(string: deep) }

@@ -26,6 +26,7 @@ final class XMLParseSession {
     private var byteCount = 0
     private var depth = 0
     private var entityReferences = 0
+    private var expansion = XMLExpansionBudget()
     /// The parser events are reported for (stream mode); it owns this session, so it outlives it.
     unowned(unsafe) var streamParser: XMLPushParser?
     var delegate: (any XMLStreamParserDelegate)?
@@ -158,6 +159,40 @@ final class XMLParseSession {
         return false
     }
 
+    /// Charges a reference to `entity` against the expansion bound; `false` when the parse must stop.
+    /// Only references made by the document itself count (in content or an attribute value, outside the
+    /// DTD): the expanded size already includes the entity's nested references.
+    fileprivate func expand(_ entity: xmlEntityPtr, in callbackContext: xmlParserCtxtPtr) -> Bool {
+        guard callbackContext.pointee.depth == 0, callbackContext.pointee.inSubset == 0 else { return true }
+        return charge(expansion.expandedSize(of: entity, in: context.pointee.myDoc), in: callbackContext)
+    }
+
+    /// Charges attribute text that libxml2 repeats on each element (values defaulted from the DTD).
+    fileprivate func chargeDefaultedAttributes(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+                                               from first: Int, to end: Int,
+                                               in callbackContext: xmlParserCtxtPtr) -> Bool {
+        guard let attributes, first < end else { return true }
+        var bytes = 0
+        for index in first..<end {
+            if let start = attributes[5 * index + 3], let stop = attributes[5 * index + 4] { bytes += stop - start }
+        }
+        return charge(bytes, in: callbackContext)
+    }
+
+    private func charge(_ bytes: Int, in callbackContext: xmlParserCtxtPtr) -> Bool {
+        guard !expansion.charge(bytes, inputBytes: inputPosition) else { return true }
+        let (line, column) = position(callbackContext)
+        fail(XMLParsingError(kind: .entityLimitExceeded, message: XMLExpansionBudget.message,
+                             line: line, column: column), in: callbackContext)
+        return false
+    }
+
+    /// How many bytes of the document the parser has read (in UTF-8, after any decoding).
+    private var inputPosition: Int {
+        guard let input = context.pointee.input, let base = input.pointee.base, let cur = input.pointee.cur else { return 0 }
+        return Int(input.pointee.consumed) + (cur - base)
+    }
+
     fileprivate func record(_ error: xmlError) {
         guard error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         let isFatal = error.level == XML_ERR_FATAL
@@ -201,7 +236,8 @@ final class XMLParseSession {
         handler.getEntity = { userData, name in
             guard let (session, context) = XMLParseSession.session(userData) else { return nil }
             guard session.resolveEntity(context) else { return nil }
-            return xmlSAX2GetEntity(userData, name)
+            guard let entity = xmlSAX2GetEntity(userData, name) else { return nil }
+            return session.expand(entity, in: context) ? entity : nil
         }
         switch mode {
         case .tree:
@@ -238,9 +274,11 @@ final class XMLParseSession {
             session.report { $1.parserDidEndDocument($0) }
         }
         handler.startElementNs = { userData, localName, prefix, uri, namespaceCount, namespaces,
-                                   attributeCount, _, attributes in
+                                   attributeCount, defaultedCount, attributes in
             guard let localName, let (session, context) = XMLParseSession.session(userData),
-                  session.enterElement(context) else { return }
+                  session.enterElement(context),
+                  session.chargeDefaultedAttributes(attributes, from: Int(attributeCount - defaultedCount),
+                                                    to: Int(attributeCount), in: context) else { return }
             let tag = XMLStartTag(localNamePointer: localName, prefixPointer: prefix, uriPointer: uri,
                                   namespaceCount: Int(namespaceCount), namespacePointers: namespaces,
                                   attributeCount: Int(attributeCount), attributePointers: attributes)

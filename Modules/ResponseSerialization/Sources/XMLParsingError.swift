@@ -11,8 +11,9 @@ public struct XMLParsingError: Error, Sendable, Hashable, CustomStringConvertibl
         case malformed
         /// Elements nest deeper than ``XMLParsingOptions/maximumDepth`` (or libxml2's own ceiling).
         case depthLimitExceeded
-        /// Entity references exceed ``XMLParsingOptions/maximumEntityResolutions`` or libxml2's
-        /// amplification check (a "billion laughs" document).
+        /// Entity references exceed ``XMLParsingOptions/maximumEntityResolutions``, or expand to more than
+        /// 10 MB and more than 10 times the bytes read (a "billion laughs" document; streaming, attribute
+        /// values defaulted from the DTD count too), or trip libxml2's own loop check.
         case entityLimitExceeded
         /// The delegate stopped the parse with ``XMLPushParser/abortParsing()``.
         case aborted

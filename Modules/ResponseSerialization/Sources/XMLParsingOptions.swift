@@ -4,7 +4,8 @@
 /// Fixed, not configurable, because they are what makes parsing untrusted responses safe: no network
 /// access, no external DTD subset, no external entities (general or parameter; their declarations are
 /// ignored, so a reference to one is an undeclared-entity error), no XInclude. Internal entities are
-/// substituted; libxml2's own amplification check stays on (`XML_PARSE_HUGE` is never set).
+/// substituted, within one expansion bound for both parsers: 10 MB in any document, beyond that at most 10
+/// times the bytes read (libxml2's thresholds, which it applies to trees only; `XML_PARSE_HUGE` is never set).
 ///
 /// Threading: a value type; safe to share.
 public struct XMLParsingOptions: Sendable, Hashable, Codable {
