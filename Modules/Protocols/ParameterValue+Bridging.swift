@@ -6,11 +6,17 @@ public enum ParameterValueConversionError: Error, Sendable, Equatable, CustomStr
     case unsupportedType(String)
     /// A dictionary key that is not a string.
     case nonStringKey(String)
+    /// Two keys of one `NSDictionary` that differ only by Unicode normalization (`"\u{E9}"` and
+    /// `"e\u{301}"`): a ``ParameterValue`` dictionary, keyed by Swift strings, cannot hold both, and
+    /// dropping one would lose a parameter. The associated value is one of the keys.
+    case duplicateKeyAfterNormalization(String)
 
     public var description: String {
         switch self {
         case .unsupportedType(let type): return "No parameter value form for an object of type \(type)"
         case .nonStringKey(let key): return "Dictionary key \(key) is not a string"
+        case .duplicateKeyAfterNormalization(let key):
+            return "Dictionary keys equal to \(key) after Unicode normalization cannot both be kept"
         }
     }
 }
@@ -33,7 +39,8 @@ extension ParameterValue {
     /// it: `NSDictionary`/`[String: Any]`, `NSArray`/`[Any]`, `NSSet`, strings, `NSNumber` (booleans kept
     /// apart from numbers), and `NSNull`.
     ///
-    /// - Throws: ``ParameterValueConversionError`` for other types or non-string keys.
+    /// - Throws: ``ParameterValueConversionError`` for other types, non-string keys, or two keys of an
+    ///   `NSDictionary` that differ only by Unicode normalization.
     public init(foundationObject object: Any) throws {
         switch object {
         case is NSNull:
@@ -42,15 +49,16 @@ extension ParameterValue {
             self = .string(string)
         case let number as NSNumber:
             self = ParameterValue(number: number)
+        case let dictionary as NSDictionary where type(of: object) is NSDictionary.Type:
+            // Before the [String: Any] case: bridging an NSDictionary would silently merge keys that differ
+            // only by normalization, which it can hold (Apple compares NSStrings literally; Linux hashes
+            // the two spellings apart).
+            self = try ParameterValue(converting: dictionary)
         case let dictionary as [String: Any]:
             self = .dictionary(try dictionary.mapValues { try ParameterValue(foundationObject: $0) })
         case let dictionary as NSDictionary:
-            var converted: [String: ParameterValue] = [:]
-            for (key, value) in dictionary {
-                guard let key = key as? String else { throw ParameterValueConversionError.nonStringKey("\(key)") }
-                converted[key] = try ParameterValue(foundationObject: value)
-            }
-            self = .dictionary(converted)
+            // Any other Swift dictionary, bridged: its non-string keys are reported.
+            self = try ParameterValue(converting: dictionary)
         case let array as [Any]:
             self = .array(try array.map { try ParameterValue(foundationObject: $0) })
         case let set as NSSet:
@@ -58,6 +66,17 @@ extension ParameterValue {
         default:
             throw ParameterValueConversionError.unsupportedType(String(describing: type(of: object)))
         }
+    }
+
+    private init(converting dictionary: NSDictionary) throws {
+        var converted: [String: ParameterValue] = [:]
+        for (key, value) in dictionary {
+            guard let key = key as? String else { throw ParameterValueConversionError.nonStringKey("\(key)") }
+            if converted.updateValue(try ParameterValue(foundationObject: value), forKey: key) != nil {
+                throw ParameterValueConversionError.duplicateKeyAfterNormalization(key)
+            }
+        }
+        self = .dictionary(converted)
     }
 
     private init(number: NSNumber) {

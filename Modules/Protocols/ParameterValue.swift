@@ -8,6 +8,10 @@ import Foundation
 /// Dictionaries are unordered; every serializer that writes them uses ``sortedEntries`` (keys ascending
 /// by code point), so output is stable.
 ///
+/// Keys that differ only by Unicode normalization (`"\u{E9}"` and `"e\u{301}"`) are one key here, as in any
+/// Swift `[String: ...]`: conversions that would merge two such keys from their input throw instead
+/// (``init(foundationObject:)``, and the JSON response parser).
+///
 /// Threading: a value type; safe to share between threads.
 public enum ParameterValue: Sendable, Hashable {
     /// A string.

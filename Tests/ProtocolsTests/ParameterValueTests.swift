@@ -139,11 +139,38 @@ import Testing
         #expect(throws: ParameterValueConversionError.nonStringKey("1")) {
             try ParameterValue(foundationObject: NSDictionary(dictionary: [1: "x"]))
         }
+        #expect(throws: ParameterValueConversionError.nonStringKey("1")) {
+            try ParameterValue(foundationObject: [1: "x"])
+        }
+    }
+
+    @Test func nsDictionaryKeysDifferingOnlyByNormalizationThrow() throws {
+        // An NSDictionary can hold both spellings; bridging it to [String: Any] would keep one value and
+        // silently drop the other.
+        let dictionary = LiteralKeyDictionary(["\u{E9}": 1, "e\u{301}": 2])
+        let error = try #require(throws: ParameterValueConversionError.self) {
+            try ParameterValue(foundationObject: ["outer": dictionary] as [String: Any])
+        }
+        // The second spelling met is named.
+        #expect(error.duplicateKey?.unicodeScalars.map(\.value) == [0x65, 0x301])
+        #expect(error == .duplicateKeyAfterNormalization("\u{E9}"))
+        #expect(error.description == "Dictionary keys equal to e\u{301} after Unicode normalization cannot both be kept")
+        // Distinct keys, and a Swift dictionary (which holds one of the spellings), still convert.
+        #expect(try ParameterValue(foundationObject: NSDictionary(dictionary: ["\u{E9}": 1, "e": 2])) == ["\u{E9}": 1, "e": 2])
+        #expect(try ParameterValue(foundationObject: ["e\u{301}": 1] as [String: Any]) == ["\u{E9}": 1])
     }
 
     @Test func codableRoundTrip() throws {
         let value: ParameterValue = ["a": [1, 2.5, "x", false, nil, ["b": "c"]]]
         let decoded = try JSONDecoder().decode(ParameterValue.self, from: try JSONEncoder().encode(value))
         #expect(decoded == value)
+    }
+}
+
+extension ParameterValueConversionError {
+    /// The key a duplicate-after-normalization error names, for messages.
+    var duplicateKey: String? {
+        if case .duplicateKeyAfterNormalization(let key) = self { return key }
+        return nil
     }
 }

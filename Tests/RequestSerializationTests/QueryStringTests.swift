@@ -31,6 +31,18 @@ struct QueryStringTests {
         #expect(queryString(from: ["9": 1, "10": 2]) == "10=2&9=1")
     }
 
+    @Test func foundationParametersWithNormalizationTwinKeysAreRefused() throws {
+        // Both spellings of "é" as NSDictionary keys cannot both reach a ParameterValue; the request fails
+        // rather than silently sending one of them.
+        let parameters = LiteralKeyDictionary(["\u{E9}": 1, "e\u{301}": 2])
+        let request = URLRequest(url: URL(string: "http://example.com/p")!)
+        let error = try #require(throws: RequestSerializationError.self) {
+            try HTTPRequestSerializer().request(bySerializing: request, withFoundationParameters: parameters)
+        }
+        #expect(error.reason == .unsupportedParameters)
+        #expect(error.underlyingError as? ParameterValueConversionError == .duplicateKeyAfterNormalization("\u{E9}"))
+    }
+
     @Test func booleansAndNumbersPrintAsAFNetworkingDoes() {
         #expect(queryString(from: ["t": true, "f": false, "i": 42, "d": 1.5, "w": 2.0]) == "d=1.5&f=0&i=42&t=1&w=2")
     }

@@ -84,11 +84,47 @@ import Testing
         #expect(try failure(tooDeep).message == "Too many nested arrays or dictionaries")
     }
 
-    @Test func utf16TextGoesThroughJSONSerialization() throws {
+    @Test func utf16TextIsTranscoded() throws {
         let data = "[\"ü\"]".data(using: .utf16LittleEndian)!
-        #expect(JSONValueParser.needsEncodingDetection(data))
         #expect(try JSONResponseSerializer.decode(data, options: []) == ["ü"])
-        #expect(!JSONValueParser.needsEncodingDetection(utf8("[1]")))
+    }
+
+    @Test func numbersThatOverflowADoubleAreRefused() throws {
+        // Double(String) rounds these to infinity; JSONSerialization refuses them too.
+        for text in ["[1e999999]", "[-1e999999]", "[1.8e308]", "[123456789012345678901234567890e300]"] {
+            #expect(try failure(text) == JSONParsingError(message: "Number too large to represent as a Double",
+                                                          offset: 1, line: 1, column: 2), "\(text)")
+            #expect(throws: (any Error).self, "\(text)") { try JSONSerialization.jsonObject(with: utf8(text)) }
+        }
+        #expect(try parse("[1.7976931348623157e308, -1.7976931348623157e308]") ==
+                [.double(.greatestFiniteMagnitude), .double(-.greatestFiniteMagnitude)])
+    }
+
+    @Test func numbersThatUnderflowBecomeZeroAsInJSONSerialization() throws {
+        // JSONSerialization on this platform reads [1e-999999, -1e-999999] as [0.0, -0.0] and keeps
+        // subnormals; the parser does the same.
+        let foundation = try #require(try JSONSerialization.jsonObject(with: utf8("[1e-999999, -1e-999999, 1e-320]")) as? [Double])
+        let subnormal = try #require(Double("1e-320"))
+        #expect(foundation.map(\.sign) == [.plus, .minus, .plus])
+        #expect(foundation == [0, 0, subnormal])
+        let parsed = try parse("[1e-999999, -1e-999999, 1e-320]")
+        #expect(parsed == [.double(0), .double(0), .double(subnormal)])
+        #expect(parsed.arrayValue?.compactMap(\.doubleValue).map(\.sign) == [.plus, .minus, .plus])
+    }
+
+    @Test func keysDifferingOnlyByNormalizationAreRefused() throws {
+        // "\u{E9}" and "e\u{301}" are one key to a Swift dictionary; keeping one would drop a member.
+        let expected = JSONParsingError(message: "Duplicate key after Unicode normalization", offset: 10, line: 1, column: 11)
+        #expect(try failure("{\"\u{E9}\": 1, \"e\u{301}\": 2}") == expected)
+        #expect(throws: JSONParsingError(message: "Duplicate key after Unicode normalization", offset: 13, line: 1, column: 14)) {
+            try JSONValueParser.parse(utf8("{\"\u{E9}\": null, \"e\u{301}\": 2}"), allowsFragments: false, dropsNulls: true)
+        }
+        #expect(try failure("[{\"e\u{301}\": 1, \"\u{E9}\": 2}]") ==
+                JSONParsingError(message: "Duplicate key after Unicode normalization", offset: 12, line: 1, column: 13))
+        // Keys repeated byte for byte keep the last value, as before; distinct keys stay distinct.
+        #expect(try parse("{\"\u{E9}\": 1, \"\u{E9}\": 2, \"e\": 3}") == ["\u{E9}": 2, "e": 3])
+        #expect(try JSONValueParser.parse(utf8("{\"k\": 1, \"k\": null}"), allowsFragments: false, dropsNulls: true) == [:])
+        #expect(try JSONValueParser.parse(utf8("{\"k\": null, \"k\": 1}"), allowsFragments: false, dropsNulls: true) == ["k": 1])
     }
 }
 

@@ -51,17 +51,13 @@ public struct JSONResponseSerializer: ResponseValidating, Equatable {
         }
     }
 
-    /// Decodes JSON text into a ``ParameterValue``: UTF-8 (the norm) with this module's parser, which
-    /// measured several times faster than both `JSONSerialization` + `ParameterValue(foundationObject:)` and
-    /// `JSONDecoder` into `ParameterValue` (Bench/Sources/JSONResponse); UTF-16/32 text through
-    /// `JSONSerialization`, which detects those encodings.
-    /// `removingNulls` applies ``removesKeysWithNullValues`` (while parsing, on the UTF-8 path).
+    /// Decodes JSON text into a ``ParameterValue`` with this module's parser, which measured several
+    /// times faster than both `JSONSerialization` + `ParameterValue(foundationObject:)` and `JSONDecoder`
+    /// into `ParameterValue` (Bench/Sources/JSONResponse). UTF-16 and UTF-32 text is transcoded to UTF-8
+    /// first, never handed to `JSONSerialization`, whose grammar is laxer (trailing commas).
+    /// `removingNulls` applies ``removesKeysWithNullValues`` while parsing.
     static func decode(_ data: Data, options: JSONSerialization.ReadingOptions, removingNulls: Bool = false) throws -> ParameterValue {
-        if JSONValueParser.needsEncodingDetection(data) {
-            let value = try ParameterValue(foundationObject: JSONSerialization.jsonObject(with: data, options: options))
-            return removingNulls ? value.removingNullValues() : value
-        }
-        return try JSONValueParser.parse(data, allowsFragments: options.contains(.fragmentsAllowed), dropsNulls: removingNulls)
+        try JSONValueParser.parse(data, allowsFragments: options.contains(.fragmentsAllowed), dropsNulls: removingNulls)
     }
 
     private static let singleSpace = Data([0x20])

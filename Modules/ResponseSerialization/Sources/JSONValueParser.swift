@@ -2,6 +2,7 @@ import AFProtocols
 import Foundation
 
 /// Why a JSON body did not parse: the message and the position (byte offset, 1-based line and column).
+/// Positions count UTF-8 bytes; for UTF-16 and UTF-32 text, those of the text transcoded to UTF-8.
 ///
 /// Threading: a value type; safe to share.
 public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,14 +18,34 @@ public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { "\(message) at line \(line), column \(column)" }
 }
 
+extension JSONParsingError {
+    /// An error at `offset` in `text`, with its line and column worked out.
+    init(_ message: String, at offset: Int, in text: UnsafeBufferPointer<UInt8>) {
+        let offset = min(offset, text.count)
+        var line = 1
+        var lineStart = 0
+        for position in 0..<offset where text[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        self.init(message: message, offset: offset, line: line, column: offset - lineStart + 1)
+    }
+}
+
 /// An RFC 8259 JSON parser that builds ``ParameterValue`` directly from UTF-8 bytes.
 ///
 /// Why not Foundation: `JSONSerialization` followed by `ParameterValue(foundationObject:)` bridges every
 /// value through `NSNumber`/`NSString`, and `JSONDecoder` into `ParameterValue` probes each type in turn
 /// with thrown errors; both are several times slower (Bench/Sources/JSONResponse). Semantics follow
-/// `JSONSerialization`: integers that fit `Int` are `.int`, other numbers `.double`; a repeated key keeps
-/// its last value; strings must be valid UTF-8 (escapes included, surrogate pairs joined); nesting is
-/// bounded (512 levels) so hostile input cannot exhaust the stack.
+/// `JSONSerialization`: integers that fit `Int` are `.int`, other numbers `.double` (one too large for a
+/// `Double` is an error, one too small becomes zero); a repeated key keeps its last value; strings must be
+/// valid UTF-8 (escapes included, surrogate pairs joined); nesting is bounded (512 levels) so hostile
+/// input cannot exhaust the stack. UTF-16 and UTF-32 text is transcoded to UTF-8 first
+/// (``JSONTextEncoding``), so every encoding obeys this grammar.
+///
+/// Keys that differ only by Unicode normalization (`"\u{E9}"` and `"e\u{301}"`) are an error: a
+/// `[String: ParameterValue]` would merge them (Swift strings compare by canonical equivalence), where
+/// AFNetworking's `NSDictionary` on Apple platforms keeps both.
 struct JSONValueParser {
     static let maximumDepth = 512
 
@@ -43,17 +64,19 @@ struct JSONValueParser {
     /// (a top-level `null` fragment stays `.null`).
     static func parse(_ data: Data, allowsFragments: Bool, dropsNulls: Bool = false) throws -> ParameterValue {
         try data.withUnsafeBytes { raw in
-            var parser = JSONValueParser(bytes: raw.bindMemory(to: UInt8.self), dropsNulls: dropsNulls)
-            return try parser.parseDocument(allowsFragments: allowsFragments)
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let transcoded = try JSONTextEncoding.utf8Text(of: bytes) else {
+                return try parse(bytes, allowsFragments: allowsFragments, dropsNulls: dropsNulls)
+            }
+            return try transcoded.withUnsafeBufferPointer {
+                try parse($0, allowsFragments: allowsFragments, dropsNulls: dropsNulls)
+            }
         }
     }
 
-    /// Whether `data` looks like UTF-16 or UTF-32 JSON (a BOM or NUL bytes among the first four), which
-    /// this parser leaves to `JSONSerialization`.
-    static func needsEncodingDetection(_ data: Data) -> Bool {
-        let head = data.prefix(4)
-        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return true }
-        return head.contains(0)
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, allowsFragments: Bool, dropsNulls: Bool) throws -> ParameterValue {
+        var parser = JSONValueParser(bytes: bytes, dropsNulls: dropsNulls)
+        return try parser.parseDocument(allowsFragments: allowsFragments)
     }
 
     private mutating func parseDocument(allowsFragments: Bool) throws -> ParameterValue {
@@ -94,27 +117,34 @@ struct JSONValueParser {
             index += 1
             return .dictionary(dictionary)
         }
+        // Nulls are kept until the object ends, so a repeated key sees its earlier twin either way.
+        var hasNull = false
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw failure("Expected a string key in object")
             }
+            let keyStart = index
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("Expected ':' after key") }
             index += 1
             let value = try parseValue()
+            if value.isNull { hasNull = true }
             // The last of repeated keys wins (as JSONSerialization has it), so a later null removes an
-            // earlier value when nulls are dropped.
-            if dropsNulls && value.isNull {
-                dictionary.removeValue(forKey: key)
-            } else {
-                dictionary[key] = value
+            // earlier value when nulls are dropped. The dictionary keeps the first spelling of a key.
+            if dictionary.updateValue(value, forKey: key) != nil,
+               let stored = dictionary.index(forKey: key).map({ dictionary.keys[$0] }),
+               !stored.utf8.elementsEqual(key.utf8) {
+                throw failure("Duplicate key after Unicode normalization", at: keyStart)
             }
             skipWhitespace()
             guard index < bytes.count else { throw failure("Unexpected end of file in object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .dictionary(dictionary) }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .dictionary(dropsNulls && hasNull ? dictionary.filter { !$0.value.isNull } : dictionary)
+            }
             throw failure("Expected ',' or '}' in object")
         }
     }
@@ -291,6 +321,9 @@ struct JSONValueParser {
         // number of up to 15 bytes is a small string, so no allocation.
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw failure("Invalid number", at: start) }
+        // Double(String) rounds an overflow to infinity, which JSON cannot express; JSONSerialization
+        // refuses it too. An underflow becomes (signed) zero, as it does there.
+        guard value.isFinite else { throw failure("Number too large to represent as a Double", at: start) }
         return .double(value)
     }
 
@@ -314,13 +347,6 @@ struct JSONValueParser {
     }
 
     private func failure(_ message: String, at offset: Int? = nil) -> JSONParsingError {
-        let offset = min(offset ?? index, bytes.count)
-        var line = 1
-        var lineStart = 0
-        for position in 0..<offset where bytes[position] == 0x0A {
-            line += 1
-            lineStart = position + 1
-        }
-        return JSONParsingError(message: message, offset: offset, line: line, column: offset - lineStart + 1)
+        JSONParsingError(message, at: offset ?? index, in: bytes)
     }
 }
