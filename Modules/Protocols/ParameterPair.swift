@@ -20,8 +20,9 @@ public struct ParameterPair: Sendable, Hashable {
 
 extension ParameterValue {
     /// Flattens the tree into pairs with AFNetworking's rules (AFQueryStringPairsFromKeyAndValue):
-    /// dictionary keys ascending by code point, nested dictionaries as `key[sub]`, arrays as repeated
-    /// `key[]` in order, sets sorted by their printed form under the same `key`, scalars as one pair.
+    /// dictionary keys ascending by `NSString compare:` (``sortedEntries``), nested dictionaries as
+    /// `key[sub]`, arrays as repeated `key[]` in order, sets sorted by their printed form (same order)
+    /// under the same `key`, scalars as one pair.
     ///
     /// - Parameter key: the field the value sits under; `nil` at the top level.
     /// - Returns: the pairs in serialization order. A top-level scalar gets the field `""`.

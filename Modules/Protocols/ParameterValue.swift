@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Build one from literals (`["page": 2, "tags": ["a", "b"], "debug": true, "cursor": nil]`), from any
 /// `Encodable` with ``init(encoding:)``, or from a Foundation object tree with ``init(foundationObject:)``.
-/// Dictionaries are unordered; every serializer that writes them uses ``sortedEntries`` (keys ascending
-/// by code point), so output is stable.
+/// Dictionaries are unordered; every serializer that writes them uses ``sortedEntries`` (keys in
+/// AFNetworking's `NSString compare:` order), so output is stable.
 ///
 /// Keys that differ only by Unicode normalization (`"\u{E9}"` and `"e\u{301}"`) are one key here, as in any
 /// Swift `[String: ...]`: conversions that would merge two such keys from their input throw instead
@@ -35,11 +35,12 @@ public enum ParameterValue: Sendable, Hashable {
 // MARK: - Reading values
 
 extension ParameterValue {
-    /// The dictionary entries sorted by key, comparing Unicode code points (`"B" < "a"`, `"10" < "9"`),
-    /// the stable order every serializer uses. Empty for non-dictionaries.
+    /// The dictionary entries sorted by key as AFNetworking sorts them, with `NSString compare:`
+    /// (`"B" < "a"`, `"10" < "9"`, `"e" < "é" < "z"`), the stable order every serializer uses. Empty for
+    /// non-dictionaries.
     public var sortedEntries: [(key: String, value: ParameterValue)] {
         guard case .dictionary(let dictionary) = self else { return [] }
-        return dictionary.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }
+        return dictionary.sorted { ParameterValue.areInAFOrder($0.key, $1.key) }
     }
 
     /// The value for `key` when this is a dictionary, else `nil`.
@@ -190,12 +191,9 @@ extension ParameterValue: Codable {
         }
     }
 
-    /// Set elements in AFNetworking's order: ascending by their printed form.
+    /// Set elements in AFNetworking's order: ascending by their printed form, with `NSString compare:`.
     static func sortedSetElements(_ set: Set<ParameterValue>) -> [ParameterValue] {
-        set.sorted { lhs, rhs in
-            let left = lhs.sortKey, right = rhs.sortKey
-            return left.unicodeScalars.lexicographicallyPrecedes(right.unicodeScalars)
-        }
+        set.sorted { ParameterValue.areInAFOrder($0.sortKey, $1.sortKey) }
     }
 
     private var sortKey: String {

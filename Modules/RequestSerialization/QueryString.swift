@@ -3,9 +3,9 @@ import AFProtocols
 /// Serializes `parameters` into a URL query string with AFNetworking's rules (AFQueryStringFromParameters).
 ///
 /// The tree is flattened with ``ParameterValue/flattenedPairs(key:)`` (dictionary keys ascending by
-/// code point, nested dictionaries as `key[sub]`, arrays as repeated `key[]`, sets sorted under the same
-/// key); each pair becomes `escaped(field)=escaped(value)` with ``percentEscapedString(_:)``, a `.null`
-/// value gives the bare escaped field, booleans print as `1`/`0`; pairs are joined by `&`.
+/// `NSString compare:`, nested dictionaries as `key[sub]`, arrays as repeated `key[]`, sets sorted under
+/// the same key); each pair becomes `escaped(field)=escaped(value)` with ``percentEscapedString(_:)``, a
+/// `.null` value gives the bare escaped field, booleans print as `1`/`0`; pairs are joined by `&`.
 /// An empty dictionary gives `""`.
 ///
 /// Example: `["a": ["c": 3, "b": 2]]` -> `a%5Bb%5D=2&a%5Bc%5D=3`.

@@ -44,9 +44,33 @@ import Testing
         #expect(ParameterValue.array([1]).scalarDescription == nil)
     }
 
-    @Test func sortedEntriesCompareCodePoints() {
-        let value: ParameterValue = ["a": 1, "B": 2, "9": 3, "10": 4, "é": 5]
-        #expect(value.sortedEntries.map(\.key) == ["10", "9", "B", "a", "é"])
+    @Test func sortedEntriesCompareASCIIByteByByte() {
+        let value: ParameterValue = ["a": 1, "B": 2, "9": 3, "10": 4, "é": 5, "_": 6, "Z": 7]
+        #expect(value.sortedEntries.map(\.key) == ["10", "9", "B", "Z", "_", "a", "é"])
+    }
+
+    @Test func sortedEntriesFollowNSStringCompare() {
+        // AFNetworking sorts with compare: (not literal): "é" sorts as "e" + U+0301, so after "ea" (U+0061
+        // < U+0301) and before "f" and "z".
+        let value: ParameterValue = ["z": 1, "\u{E9}": 2, "e": 3, "f": 4, "E": 5, "\u{C9}": 6, "ea": 7]
+        #expect(value.sortedEntries.map { $0.key.unicodeScalars.map(\.value) } ==
+                [[0x45], [0xC9], [0x65], [0x65, 0x61], [0xE9], [0x66], [0x7A]])
+        #expect(NSString(string: "\u{E9}").compare("f") == .orderedAscending)
+        #expect(NSString(string: "\u{E9}").compare("ea") == .orderedDescending)
+    }
+
+    @Test func stringsNSStringFindsEqualFallBackToScalarOrder() {
+        // Two spellings of "é" compare equal; the decomposed one (U+0065 ...) sorts first, whichever way round.
+        #expect(NSString(string: "e\u{301}").compare("\u{E9}") == .orderedSame)
+        #expect(ParameterValue.areInAFOrder("e\u{301}", "\u{E9}"))
+        #expect(!ParameterValue.areInAFOrder("\u{E9}", "e\u{301}"))
+        #expect(!ParameterValue.areInAFOrder("\u{E9}", "\u{E9}"))
+        let keys = ["\u{E9}", "z", "e\u{301}", "e", "\u{1F600}", "a\u{0}", "a"]
+        let sorted = keys.sorted(by: ParameterValue.areInAFOrder)
+        #expect(sorted.map { $0.unicodeScalars.map(\.value) } ==
+                [[0x61], [0x61, 0], [0x65], [0x65, 0x301], [0xE9], [0x7A], [0x1F600]])
+        #expect(keys.reversed().sorted(by: ParameterValue.areInAFOrder).map { Array($0.unicodeScalars) } ==
+                sorted.map { Array($0.unicodeScalars) })
     }
 
     @Test func valuesAreSendableAcrossTasks() async {
@@ -72,6 +96,11 @@ import Testing
     @Test func arraysOfDictionariesNest() {
         let value: ParameterValue = ["users": [["name": "a"], ["name": "b"]]]
         #expect(value.flattenedPairs().map(\.field) == ["users[][name]", "users[][name]"])
+    }
+
+    @Test func setsSortByTheirPrintedFormWithNSStringCompare() {
+        let value: ParameterValue = ["s": .set(["z", "\u{E9}", "e", 10, 9])]
+        #expect(value.flattenedPairs().map { $0.value.scalarDescription ?? "?" } == ["10", "9", "e", "\u{E9}", "z"])
     }
 
     @Test func emptyContainersGiveNoPairs() {

@@ -26,9 +26,17 @@ struct QueryStringTests {
         #expect(queryString(from: ["s": .set(["b", "a", "c"])]) == "s=a&s=b&s=c")
     }
 
-    @Test func keysSortByCodePoint() {
+    @Test func asciiKeysSortByteByByte() {
         #expect(queryString(from: ["a": 1, "B": 2]) == "B=2&a=1")
         #expect(queryString(from: ["9": 1, "10": 2]) == "10=2&9=1")
+    }
+
+    @Test func keysSortAsNSStringCompareDoes() {
+        // AFNetworking: e, é, z (compare: is not literal); code point order would give e, z, é.
+        #expect(queryString(from: ["z": 3, "\u{E9}": 2, "e": 1]) == "e=1&%C3%A9=2&z=3")
+        #expect(queryString(from: ["z": 3, "e\u{301}": 2, "e": 1]) == "e=1&e%CC%81=2&z=3")
+        #expect(queryString(from: ["a": ["f": 2, "\u{E9}": 1]]) == "a%5B%C3%A9%5D=1&a%5Bf%5D=2")
+        #expect(queryString(from: ["s": .set(["z", "\u{E9}", "e"])]) == "s=e&s=%C3%A9&s=z")
     }
 
     @Test func foundationParametersWithNormalizationTwinKeysAreRefused() throws {
