@@ -12,10 +12,15 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)
 let package = Package(
     name: "AFNetworkingBench",
     dependencies: [.package(name: "AFNetworking", path: "..")],
-    targets: [.target(name: "BenchSupport", path: "Support/BenchSupport")] + names.map { name in
+    targets: [
+        .target(name: "BenchSupport", path: "Support/BenchSupport"),
+        // libcurl for the session engine's bare Swift peer (BareCurlLoop.swift).
+        .target(name: "BenchCurl", path: "Support/BenchCurl", linkerSettings: [.linkedLibrary("curl")]),
+    ] + names.map { name in
         .executableTarget(
             name: name,
-            dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")],
+            dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")]
+                + (name == "SessionEngine" ? ["BenchCurl"] : []),
             path: "Sources/\(name)"
         )
     },

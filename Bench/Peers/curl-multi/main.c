@@ -1,15 +1,20 @@
-/* The C peer of the SessionEngine benchmark: libcurl's multi interface driven directly, the way a
- * careful C client would (one multi handle, reused easy handles, curl_multi_poll).
+/* The C peers of the SessionEngine benchmark: libcurl's multi interface driven directly, the way a
+ * careful C client would (one multi handle, reused easy handles, one connection per request in flight),
+ * in two loops: curl_multi_perform + curl_multi_poll, and curl_multi_socket_action + epoll (the limit
+ * for any engine on libcurl: libcurl only touches the sockets that are ready).
  * Usage:
- *   curl-multi get  <count> <parallel> <url>   small GETs, <parallel> in flight; body discarded after counting
- *   curl-multi mem  <url>                      one download into a growing memory buffer
+ *   curl-multi get  <count> <parallel> <url> [perform|epoll] [h1|h2 <ca-file>]
+ *                                              small GETs, <parallel> in flight; body discarded after counting
+ *   curl-multi mem  <url>                      one download into a memory buffer preallocated from Content-Length
  *   curl-multi file <url> <path>               one download written to a file
- * Prints one line: "<seconds> <bytes> <peak-rss-bytes>".
+ * Prints one line: "<seconds> <bytes> <peak-rss-bytes> <cpu-seconds>" (cpu: user + system of this process).
  */
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -19,13 +24,25 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over exec, so a child of the large
+ * benchmark process would report its parent's peak. */
 static long peak_rss(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss * 1024L;
+    FILE *status = fopen("/proc/self/status", "r");
+    char line[256];
+    long kilobytes = 0;
+    while (status && fgets(line, sizeof line, status))
+        if (sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1) break;
+    if (status) fclose(status);
+    return kilobytes * 1024L;
 }
 
-typedef struct { char *data; size_t size, capacity; } buffer_t;
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+typedef struct { char *data; size_t size, capacity; CURL *easy; } buffer_t;
 
 static size_t count_body(char *ptr, size_t size, size_t n, void *user) {
     (void)ptr;
@@ -36,6 +53,15 @@ static size_t count_body(char *ptr, size_t size, size_t n, void *user) {
 static size_t to_memory(char *ptr, size_t size, size_t n, void *user) {
     buffer_t *buffer = user;
     size_t length = size * n;
+    if (buffer->capacity == 0) {
+        /* The first chunk: the headers are in, so Content-Length is known. */
+        curl_off_t expected = -1;
+        curl_easy_getinfo(buffer->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected);
+        if (expected > 0) {
+            buffer->data = malloc((size_t)expected);
+            buffer->capacity = buffer->data ? (size_t)expected : 0;
+        }
+    }
     if (buffer->size + length > buffer->capacity) {
         size_t capacity = buffer->capacity ? buffer->capacity * 2 : 65536;
         while (capacity < buffer->size + length) capacity *= 2;
@@ -49,34 +75,99 @@ static size_t to_memory(char *ptr, size_t size, size_t n, void *user) {
     return length;
 }
 
-static void drive(CURLM *multi, int *done, int (*on_done)(CURLM *, CURL *, void *), void *context) {
-    int running = 1;
-    while (running || !*done) {
-        curl_multi_perform(multi, &running);
-        CURLMsg *message;
-        int left;
-        while ((message = curl_multi_info_read(multi, &left))) {
-            if (message->msg == CURLMSG_DONE) {
-                if (message->data.result != CURLE_OK) {
-                    fprintf(stderr, "transfer failed: %s\n", curl_easy_strerror(message->data.result));
-                    exit(1);
-                }
-                curl_multi_remove_handle(multi, message->easy_handle);
-                if (on_done(multi, message->easy_handle, context)) running = 1;
-            }
+typedef int (*on_done_t)(CURLM *, CURL *, void *);
+
+/* Reads finished transfers; returns how many were re-added. */
+static int collect(CURLM *multi, on_done_t on_done, void *context) {
+    CURLMsg *message;
+    int left, readded = 0;
+    while ((message = curl_multi_info_read(multi, &left))) {
+        if (message->msg != CURLMSG_DONE) continue;
+        if (message->data.result != CURLE_OK) {
+            fprintf(stderr, "transfer failed: %s\n", curl_easy_strerror(message->data.result));
+            exit(1);
         }
-        if (*done && !running) break;
+        CURL *easy = message->easy_handle;
+        curl_multi_remove_handle(multi, easy);
+        readded += on_done(multi, easy, context);
+    }
+    return readded;
+}
+
+static void drive_perform(CURLM *multi, int *done, on_done_t on_done, void *context) {
+    int running = 1;
+    while (!*done) {
+        curl_multi_perform(multi, &running);
+        collect(multi, on_done, context);
+        if (*done) break;
         curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
 }
 
-typedef struct { const char *url; long remaining; long finished; long total; size_t bytes; int done; } gets_t;
+/* The epoll loop: libcurl says which sockets to watch (socket callback) and when to call back
+ * without activity (timer callback); only ready sockets are handed back to it. */
+typedef struct { int epoll; long timeout_ms; } epoll_loop_t;
+
+static int socket_callback(CURL *easy, curl_socket_t fd, int what, void *user, void *socket_pointer) {
+    (void)easy; (void)socket_pointer;
+    epoll_loop_t *loop = user;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(loop->epoll, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event event = { 0 };
+    event.data.fd = fd;
+    if (what & CURL_POLL_IN) event.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
+    if (epoll_ctl(loop->epoll, EPOLL_CTL_MOD, fd, &event) != 0 && errno == ENOENT)
+        epoll_ctl(loop->epoll, EPOLL_CTL_ADD, fd, &event);
+    return 0;
+}
+
+static int timer_callback(CURLM *multi, long timeout_ms, void *user) {
+    (void)multi;
+    ((epoll_loop_t *)user)->timeout_ms = timeout_ms;
+    return 0;
+}
+
+static void drive_epoll(CURLM *multi, epoll_loop_t *loop, int *done, on_done_t on_done, void *context) {
+    int running = 0;
+    struct epoll_event events[256];
+    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    while (!*done) {
+        collect(multi, on_done, context);
+        if (*done) break;
+        int wait = loop->timeout_ms < 0 ? 1000 : (int)loop->timeout_ms;
+        int ready = epoll_wait(loop->epoll, events, 256, wait);
+        if (ready <= 0) {
+            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+            continue;
+        }
+        for (int i = 0; i < ready; i++) {
+            int flags = 0;
+            if (events[i].events & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+            if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+            if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
+            curl_multi_socket_action(multi, events[i].data.fd, flags, &running);
+        }
+        /* A handle added after a completion is started by libcurl's timer (it expires at once). */
+        if (loop->timeout_ms == 0) curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+}
+
+/* h2: HTTP/2 over TLS by ALPN, streams multiplexed on few connections, the server's certificate from ca. */
+typedef struct { const char *url; long remaining; long finished; long total; size_t bytes; int done; const char *ca; } gets_t;
 
 static void setup_get(CURL *easy, gets_t *gets) {
     curl_easy_setopt(easy, CURLOPT_URL, gets->url);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, count_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &gets->bytes);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    if (gets->ca) {
+        curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+        curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+        curl_easy_setopt(easy, CURLOPT_CAINFO, gets->ca);
+    }
 }
 
 static int next_get(CURLM *multi, CURL *easy, void *context) {
@@ -102,29 +193,47 @@ int main(int argc, char **argv) {
     if (argc < 3) { fprintf(stderr, "usage: see source\n"); return 2; }
     curl_global_init(CURL_GLOBAL_ALL);
     CURLM *multi = curl_multi_init();
-    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 64L);
-    double start = now();
+    epoll_loop_t loop = { -1, -1 };
+    int use_epoll = 0;
+    double start = now(), cpu_start = cpu_seconds();
     size_t bytes = 0;
-    if (strcmp(argv[1], "get") == 0 && argc == 5) {
-        gets_t gets = { argv[4], atol(argv[2]), 0, atol(argv[2]), 0, 0 };
+    if (strcmp(argv[1], "get") == 0 && argc >= 5) {
         long parallel = atol(argv[3]);
+        use_epoll = argc >= 6 && strcmp(argv[5], "epoll") == 0;
+        gets_t gets = { argv[4], atol(argv[2]), 0, atol(argv[2]), 0, 0,
+                        argc >= 8 && strcmp(argv[6], "h2") == 0 ? argv[7] : NULL };
+        /* One connection per request in flight, all kept for reuse. */
+        curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, parallel < 64 ? 64L : parallel);
+        if (gets.ca) curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+        if (use_epoll) {
+            loop.epoll = epoll_create1(EPOLL_CLOEXEC);
+            curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket_callback);
+            curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &loop);
+            curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer_callback);
+            curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &loop);
+        }
+        start = now();
+        cpu_start = cpu_seconds();
         for (long i = 0; i < parallel && gets.remaining > 0; i++) {
             CURL *easy = curl_easy_init();
             setup_get(easy, &gets);
             gets.remaining--;
             curl_multi_add_handle(multi, easy);
         }
-        drive(multi, &gets.done, next_get, &gets);
+        if (use_epoll) drive_epoll(multi, &loop, &gets.done, next_get, &gets);
+        else drive_perform(multi, &gets.done, next_get, &gets);
         bytes = gets.bytes;
+        if (gets.bytes == 0 || gets.finished != gets.total) { fprintf(stderr, "incomplete\n"); return 1; }
     } else if (strcmp(argv[1], "mem") == 0) {
-        buffer_t buffer = { 0 };
         int done = 0;
         CURL *easy = curl_easy_init();
+        buffer_t buffer = { 0 };
+        buffer.easy = easy;
         curl_easy_setopt(easy, CURLOPT_URL, argv[2]);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, to_memory);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, &buffer);
         curl_multi_add_handle(multi, easy);
-        drive(multi, &done, single_done, &done);
+        drive_perform(multi, &done, single_done, &done);
         bytes = buffer.size;
         free(buffer.data);
         curl_easy_cleanup(easy);
@@ -136,7 +245,7 @@ int main(int argc, char **argv) {
         curl_easy_setopt(easy, CURLOPT_URL, argv[2]);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, file);
         curl_multi_add_handle(multi, easy);
-        drive(multi, &done, single_done, &done);
+        drive_perform(multi, &done, single_done, &done);
         bytes = (size_t)ftell(file);
         fclose(file);
         curl_easy_cleanup(easy);
@@ -145,7 +254,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     double elapsed = now() - start;
-    printf("%.6f %zu %ld\n", elapsed, bytes, peak_rss());
+    printf("%.6f %zu %ld %.6f\n", elapsed, bytes, peak_rss(), cpu_seconds() - cpu_start);
     curl_multi_cleanup(multi);
     curl_global_cleanup();
     return 0;

@@ -3,18 +3,28 @@ import BenchSupport
 import Dispatch
 import Foundation
 
-// The session engine against its peers, all on one nginx this benchmark starts on loopback:
-// Foundation's URLSession (FoundationNetworking) and a C program driving libcurl's multi interface
-// (Bench/Peers/curl-multi/main.c, compiled here with cc). Ratios are to the C program.
+// The session engine against its peers, all on one nginx this benchmark starts on loopback, at 1, 32,
+// 256, 1,024 and 4,096 requests in flight (the widest also over HTTP/2): two C loops on libcurl's multi
+// interface (Bench/Peers/curl-multi/main.c, compiled here with cc: curl_multi_perform + poll, and
+// curl_multi_socket_action + epoll), the bare Swift loop (BareCurlLoop.swift, the floor for an engine
+// thread on libcurl), ours on the lean path and on the AF callback path, AsyncHTTPClient and Foundation's
+// URLSession. Every client may open one connection per request in flight. Ratios are to the better C
+// loop and to AsyncHTTPClient; CPU is the client process's user + system time per request. The widest
+// width runs again over HTTP/2 (TLS with ALPN, a certificate openssl made at start) for the clients that
+// multiplex; h2c is left out: libcurl 7.88.1 cannot reuse a prior-knowledge connection (curl/curl#10634).
+// SESSION_ENGINE_WIDTHS=1,32 limits the widths; SESSION_ENGINE_SKIP_TRANSFERS=1 skips 100 MiB / 1 GiB.
 
+raiseOpenFileLimit()
+let environment = ProcessInfo.processInfo.environment
+let widths = environment["SESSION_ENGINE_WIDTHS"].map { $0.split(separator: ",").compactMap { Int($0) } }
+    ?? [1, 32, 256, 1_024, 4_096]
 let sequentialCount = 5_000
 let parallelCount = 20_000
-let parallelism = 32
 let smallSize = 1_024
 let memorySize = 100 << 20
 let fileSize = 1 << 30
 
-let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["AF_REPO_ROOT"] ?? FileManager.default.currentDirectoryPath)
+let root = URL(fileURLWithPath: environment["AF_REPO_ROOT"] ?? FileManager.default.currentDirectoryPath)
 let server = try BenchNginx(name: "session")
 defer { server.stop() }
 let work = server.workDirectory
@@ -25,9 +35,11 @@ try server.makeFile("1g.bin", size: fileSize, random: false)
 server.warmPageCache("100m.bin")
 server.warmPageCache("1g.bin")
 
-let smallURL = URL(string: "http://127.0.0.1:\(port)/small.bin")!
-let memoryURL = URL(string: "http://127.0.0.1:\(port)/100m.bin")!
-let fileURL = URL(string: "http://127.0.0.1:\(port)/1g.bin")!
+let smallURL = server.url("/small.bin")
+let smallTLSURL = server.tlsURL("/small.bin")
+let certificatePath = server.certificatePEM.path
+let memoryURL = server.url("/100m.bin")
+let fileURL = server.url("/1g.bin")
 
 // MARK: Measuring helpers
 
@@ -39,14 +51,53 @@ func resetPeakRSS() {
 var rows: [BenchRow] = []
 @MainActor
 func record(_ workload: String, _ implementation: String, seconds: Double, requests: Int? = nil, bytes: Int? = nil,
-            rss: Int? = nil) {
+            rss: Int? = nil, cpu: Double? = nil) {
+    let note = failures.takeNote()
+    defer {
+        // Each row as soon as it is measured, so a long run shows progress.
+        if let row = rows.last {
+            print("  \(row.workload) | \(row.implementation): \(Int(row.value)) \(row.unit) \(note)")
+            fflush(nil)  // through a pipe too
+        }
+    }
     if let requests {
         rows.append(BenchRow(workload: workload, implementation: implementation, value: Double(requests) / seconds,
-                             unit: "req/s", peakRSSBytes: rss))
+                             unit: "req/s", peakRSSBytes: rss, cpuMicrosecondsPerRequest: cpu.map { $0 * 1e6 / Double(requests) },
+                             note: note))
     } else if let bytes {
         rows.append(BenchRow(workload: workload, implementation: implementation, value: Double(bytes) / seconds / 1e6,
-                             unit: "MB/s", peakRSSBytes: rss))
+                             unit: "MB/s", peakRSSBytes: rss, note: cpu.map { String(format: "%.2f s CPU", $0) } ?? ""))
     }
+}
+
+/// Requests that failed in the current run (a failure is counted and noted in the row, not fatal: one
+/// client's timeouts at 4,096 in flight must not hide every other figure).
+final class Failures: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    private var first: String?
+    func record(_ error: (any Error)?) {
+        lock.lock()
+        count += 1
+        if first == nil { first = error.map { "\(($0 as NSError).domain) \(($0 as NSError).code)" } ?? "wrong body" }
+        lock.unlock()
+    }
+    /// The note for the current run ("" when none failed), and a reset for the next one.
+    func takeNote() -> String {
+        lock.lock()
+        defer { count = 0; first = nil; lock.unlock() }
+        return count == 0 ? "" : "\(count) failed (first: \(first ?? "?"))"
+    }
+}
+let failures = Failures()
+
+/// Runs `body` in this process and returns its wall seconds, this process's CPU seconds and peak RSS.
+func measureInProcess(_ body: () -> Double) -> (seconds: Double, cpu: Double, rss: Int) {
+    resetPeakRSS()
+    let cpuStart = cpuSeconds()
+    let seconds = body()
+    return (seconds, cpuSeconds() - cpuStart, peakResidentBytes())
 }
 
 // MARK: The C peer
@@ -59,7 +110,8 @@ try compile.run()
 compile.waitUntilExit()
 guard compile.terminationStatus == 0 else { fatalError("cc failed to build the libcurl multi peer") }
 
-func runPeer(_ arguments: [String]) -> (seconds: Double, bytes: Int, rss: Int) {
+/// Runs the C peer; it prints "<seconds> <bytes> <peak-rss-bytes> <cpu-seconds>".
+func runPeer(_ arguments: [String]) -> (seconds: Double, bytes: Int, rss: Int, cpu: Double) {
     let process = Process()
     process.executableURL = peer
     process.arguments = arguments
@@ -69,40 +121,15 @@ func runPeer(_ arguments: [String]) -> (seconds: Double, bytes: Int, rss: Int) {
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let fields = String(decoding: output, as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-    guard process.terminationStatus == 0, fields.count == 3 else { fatalError("peer failed: \(arguments)") }
-    return (Double(fields[0])!, Int(fields[1])!, Int(fields[2])!)
+    guard process.terminationStatus == 0, fields.count == 4 else { fatalError("peer failed: \(arguments)") }
+    return (Double(fields[0])!, Int(fields[1])!, Int(fields[2])!, Double(fields[3])!)
 }
 
-// MARK: Ours
+// MARK: Keeping requests in flight
 
-/// Every peer may open one connection per request in flight (URLSessionConfiguration's default is 6 per
-/// host; the C loop and AsyncHTTPClient's pool, configured alike, open as many as are in flight).
-func benchConfiguration() -> URLSessionConfiguration {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.httpMaximumConnectionsPerHost = parallelism
-    return configuration
-}
-
-let ours = "ours (AFCore engine)"
-let manager = URLSessionManager(sessionConfiguration: benchConfiguration(), responseSerializer: DataResponseSerializer())
-let completionQueue = DispatchQueue(label: "bench.completion")
-manager.completionQueue = completionQueue
-
-func oursSequential(_ count: Int) -> Double {
-    let done = DispatchSemaphore(value: 0)
-    return measureSeconds {
-        for _ in 0..<count {
-            manager.dataTask(with: URLRequest(url: smallURL)) { _, object, error in
-                precondition(error == nil && (object as? Data)?.count == smallSize, "GET failed: \(String(describing: error))")
-                done.signal()
-            }.resume()
-            done.wait()
-        }
-    }
-}
-
-/// Keeps `width` requests in flight until `count` finished; `start` launches one and calls its argument when done.
-func inFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> Double {
+/// Keeps `width` callback-style requests in flight until `count` finished; `start` launches one and calls
+/// its argument when done. Returns wall seconds.
+func callbacksInFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> Double {
     final class Counter: @unchecked Sendable {
         // @unchecked Sendable: every field is read and written under `lock`.
         let lock = NSLock()
@@ -130,16 +157,207 @@ func inFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sen
     }
 }
 
-func oursParallel(_ count: Int) -> Double {
-    inFlight(count: count, width: parallelism) { finished in
-        manager.dataTask(with: URLRequest(url: smallURL)) { _, object, error in
-            precondition(error == nil && (object as? Data)?.count == smallSize, "GET failed: \(String(describing: error))")
+/// Runs `width` async workers, each awaiting `fetch` one after another until `count` finished in all.
+/// Returns wall seconds.
+func asyncInFlight(count: Int, width: Int, fetch: @escaping @Sendable () async -> Void) -> Double {
+    final class Claims: @unchecked Sendable {
+        // @unchecked Sendable: `next` is read and written under `lock`.
+        let lock = NSLock()
+        var next = 0
+        let count: Int
+        init(_ count: Int) { self.count = count }
+        func claim() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < count else { return false }
+            next += 1
+            return true
+        }
+    }
+    let claims = Claims(count)
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<width {
+                    group.addTask { while claims.claim() { await fetch() } }
+                }
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
+// MARK: The clients
+
+let cPerform = "C loop: multi_perform + poll"
+let cEpoll = "C loop: socket_action + epoll"
+let bareSwift = "bare Swift loop (reference)"
+let oursLean = "ours, lean path (session.data)"
+let oursAF = "ours, AF path (dataTask + callback)"
+let asyncHTTPClient = "AsyncHTTPClient"
+let foundation = "Foundation URLSession"
+
+/// Every client may open one connection per request in flight (URLSessionConfiguration's default is 6
+/// per host).
+func configuration(width: Int) -> URLSessionConfiguration {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpMaximumConnectionsPerHost = max(width, 6)
+    return configuration
+}
+
+/// The server's certificate, pinned by our managers for the HTTP/2 rows (the C peers and the bare loop
+/// trust the same file as their CA).
+let pinnedCertificates = Set(try SecurityPolicy.certificates(fromPEM: Data(contentsOf: server.certificatePEM)))
+
+func makeManager(width: Int, http2: Bool = false) -> URLSessionManager {
+    let manager = URLSessionManager(sessionConfiguration: configuration(width: width), responseSerializer: DataResponseSerializer())
+    manager.completionQueue = DispatchQueue(label: "bench.completion")
+    if http2 {
+        var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: pinnedCertificates)
+        policy.allowInvalidCertificates = true  // self-signed; the pin is still enforced
+        try! manager.setSecurityPolicy(policy)
+    }
+    return manager
+}
+
+func oursAFPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int) -> Double {
+    callbacksInFlight(count: count, width: width) { finished in
+        manager.dataTask(with: URLRequest(url: url)) { _, object, error in
+            if error != nil || (object as? Data)?.count != smallSize { failures.record(error) }
             finished()
         }.resume()
     }
 }
 
-func oursMemory() -> Double {
+func oursLeanPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int) -> Double {
+    let lean = manager.session
+    let request = URLRequest(url: url)
+    return asyncInFlight(count: count, width: width) {
+        do {
+            let (data, response) = try await lean.data(for: request)
+            if response.statusCode != 200 || data.count != smallSize { failures.record(nil) }
+        } catch {
+            failures.record(error)
+        }
+    }
+}
+
+func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false) -> Double {
+    let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil)
+    defer { loop.stop() }
+    let address = url.absoluteString
+    return asyncInFlight(count: count, width: width) {
+        let body = await loop.get(address)
+        precondition(body.count == smallSize, "GET failed")
+    }
+}
+
+func foundationPath(url: URL, count: Int, width: Int) -> Double {
+    let session = URLSession(configuration: configuration(width: width))
+    defer { session.invalidateAndCancel() }
+    return callbacksInFlight(count: count, width: width) { finished in
+        session.dataTask(with: url) { data, _, error in
+            if error != nil || data?.count != smallSize { failures.record(error) }
+            finished()
+        }.resume()
+    }
+}
+
+// AsyncHTTPClient (Bench/Peers/AsyncHTTPClientPeer, built by Scripts/bench; path in AF_AHC_PEER).
+let ahcPeer = environment["AF_AHC_PEER"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+
+/// Runs the AsyncHTTPClient peer (`ahc-peer URL REQUESTS CONCURRENCY`, which prints
+/// `RESULT <requests> <bytes> <seconds> <peak-rss-bytes> <cpu-seconds>`); nil when the peer is not built.
+func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds: Double, bytes: Int, rss: Int, cpu: Double)? {
+    guard let ahcPeer else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ahcPeer)
+    process.arguments = [url.absoluteString, "\(requests)", "\(concurrency)"]
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: data, as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard fields.count == 6, fields[0] == "RESULT", let bytes = Int(fields[2]), let seconds = Double(fields[3]),
+          let rss = Int(fields[4]), let cpu = Double(fields[5]) else { return nil }
+    return (seconds, bytes, rss, cpu)
+}
+
+// MARK: Profiling mode
+
+// SESSION_ENGINE_PROFILE=lean|af|bare runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits.
+if let profile = environment["SESSION_ENGINE_PROFILE"] {
+    let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
+    let rounds = Int(environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
+    let count = width == 1 ? sequentialCount : parallelCount
+    let manager = makeManager(width: width)
+    for _ in 0..<max(1, rounds) {
+        let seconds: Double
+        switch profile {
+        case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
+        case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width)
+        default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
+        }
+        print("profile: \(profile) at \(width) in flight: \(Int(Double(count) / seconds)) req/s")
+    }
+    server.stop()
+    exit(0)
+}
+
+// MARK: The run
+
+// Warm-up (code paths, page cache), not measured.
+do {
+    let manager = makeManager(width: 4)
+    _ = oursAFPath(manager, url: smallURL, count: 200, width: 4)
+    _ = oursLeanPath(manager, url: smallURL, count: 200, width: 4)
+    manager.invalidateSession(cancelingTasks: true)
+    _ = bareSwiftLoop(url: smallURL, count: 200, width: 4)
+    _ = foundationPath(url: smallURL, count: 200, width: 4)
+    _ = runPeer(["get", "200", "4", smallURL.absoluteString])
+}
+
+@MainActor
+func runWidth(_ width: Int, http2: Bool) {
+    let count = width == 1 ? sequentialCount : parallelCount
+    let url = http2 ? smallTLSURL : smallURL
+    let workload = "\(count) GETs (1 KiB), \(width) in flight" + (http2 ? ", HTTP/2 over TLS" : "")
+    for loop in ["perform", "epoll"] {
+        let c = runPeer(["get", "\(count)", "\(width)", url.absoluteString, loop]
+                        + (http2 ? ["h2", certificatePath] : ["h1"]))
+        record(workload, loop == "perform" ? cPerform : cEpoll, seconds: c.seconds, requests: count, rss: c.rss, cpu: c.cpu)
+    }
+    let bare = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2) }
+    record(workload, bareSwift, seconds: bare.seconds, requests: count, rss: bare.rss, cpu: bare.cpu)
+    let manager = makeManager(width: width, http2: http2)
+    let lean = measureInProcess { oursLeanPath(manager, url: url, count: count, width: width) }
+    record(workload, oursLean, seconds: lean.seconds, requests: count, rss: lean.rss, cpu: lean.cpu)
+    manager.invalidateSession(cancelingTasks: true)
+    // A fresh manager: the AF path opens its own connections, as the others did.
+    let afManager = makeManager(width: width, http2: http2)
+    let af = measureInProcess { oursAFPath(afManager, url: url, count: count, width: width) }
+    record(workload, oursAF, seconds: af.seconds, requests: count, rss: af.rss, cpu: af.cpu)
+    afManager.invalidateSession(cancelingTasks: true)
+    // AsyncHTTPClient would need the certificate as a trust root (not wired); Foundation on Linux cannot
+    // be told to trust it.
+    guard !http2 else { return }
+    if let peer = runAsyncHTTPClient(url, requests: count, concurrency: width) {
+        record(workload, asyncHTTPClient, seconds: peer.seconds, requests: count, rss: peer.rss, cpu: peer.cpu)
+    }
+    let urlSession = measureInProcess { foundationPath(url: url, count: count, width: width) }
+    record(workload, foundation, seconds: urlSession.seconds, requests: count, rss: urlSession.rss, cpu: urlSession.cpu)
+}
+
+for width in widths { runWidth(width, http2: false) }
+if let widest = widths.max(), widest > 1 { runWidth(widest, http2: true) }
+
+// MARK: Bulk transfers
+
+func oursMemory(_ manager: URLSessionManager) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
         manager.dataTask(with: URLRequest(url: memoryURL)) { _, object, error in
@@ -150,7 +368,7 @@ func oursMemory() -> Double {
     }
 }
 
-func oursFile(_ destination: URL) -> Double {
+func oursFile(_ manager: URLSessionManager, _ destination: URL) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
         manager.downloadTask(with: URLRequest(url: fileURL), destination: { _, _ in destination }) { _, url, error in
@@ -161,75 +379,7 @@ func oursFile(_ destination: URL) -> Double {
     }
 }
 
-// MARK: Ours, lean path (manager.session: async, resumed from the engine thread)
-
-let oursLean = "ours, lean path (session.data)"
-
-/// Runs `width` async workers, each awaiting GETs one after another until `count` finished in all.
-func leanInFlight(_ count: Int, width: Int) -> Double {
-    final class Claims: @unchecked Sendable {
-        // @unchecked Sendable: `next` is read and written under `lock`.
-        let lock = NSLock()
-        var next = 0
-        func claim() -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            guard next < count else { return false }
-            next += 1
-            return true
-        }
-        let count: Int
-        init(_ count: Int) { self.count = count }
-    }
-    let claims = Claims(count)
-    let done = DispatchSemaphore(value: 0)
-    let lean = manager.session
-    return measureSeconds {
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<width {
-                    group.addTask {
-                        while claims.claim() {
-                            let (data, response) = try! await lean.data(for: URLRequest(url: smallURL))
-                            precondition(response.statusCode == 200 && data.count == smallSize, "GET failed")
-                        }
-                    }
-                }
-            }
-            done.signal()
-        }
-        done.wait()
-    }
-}
-
-// MARK: Foundation's URLSession
-
-let foundation = "Foundation URLSession"
-let session = URLSession(configuration: benchConfiguration())
-
-func foundationSequential(_ count: Int) -> Double {
-    let done = DispatchSemaphore(value: 0)
-    return measureSeconds {
-        for _ in 0..<count {
-            session.dataTask(with: smallURL) { data, _, error in
-                precondition(error == nil && data?.count == smallSize, "GET failed")
-                done.signal()
-            }.resume()
-            done.wait()
-        }
-    }
-}
-
-func foundationParallel(_ count: Int) -> Double {
-    inFlight(count: count, width: parallelism) { finished in
-        session.dataTask(with: smallURL) { data, _, error in
-            precondition(error == nil && data?.count == smallSize, "GET failed")
-            finished()
-        }.resume()
-    }
-}
-
-func foundationMemory() -> Double {
+func foundationMemory(_ session: URLSession) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
         session.dataTask(with: memoryURL) { data, _, error in
@@ -240,7 +390,7 @@ func foundationMemory() -> Double {
     }
 }
 
-func foundationFile(_ destination: URL) -> Double {
+func foundationFile(_ session: URLSession, _ destination: URL) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
         session.downloadTask(with: fileURL) { url, _, error in
@@ -252,117 +402,39 @@ func foundationFile(_ destination: URL) -> Double {
     }
 }
 
-// MARK: AsyncHTTPClient (Bench/Peers/AsyncHTTPClientPeer, built by Scripts/bench; path in AF_AHC_PEER)
+if environment["SESSION_ENGINE_SKIP_TRANSFERS"] != "1" {
+    let manager = makeManager(width: 6)
+    let session = URLSession(configuration: configuration(width: 6))
+    let downloadTarget = work.appendingPathComponent("download.bin")
+    let file = "1 GiB to file", memory = "100 MiB to memory"
+    // Each file run starts with no dirty pages (sync), so no run pays for the previous one's writeback.
+    sync()
+    let oursFileRun = measureInProcess { oursFile(manager, downloadTarget) }
+    record(file, oursAF, seconds: oursFileRun.seconds, bytes: fileSize, rss: oursFileRun.rss, cpu: oursFileRun.cpu)
+    try? FileManager.default.removeItem(at: downloadTarget)
+    sync()
+    let cFile = runPeer(["file", fileURL.absoluteString, downloadTarget.path])
+    record(file, cPerform, seconds: cFile.seconds, bytes: cFile.bytes, rss: cFile.rss, cpu: cFile.cpu)
+    try? FileManager.default.removeItem(at: downloadTarget)
+    sync()
+    let foundationFileRun = measureInProcess { foundationFile(session, downloadTarget) }
+    record(file, foundation, seconds: foundationFileRun.seconds, bytes: fileSize, rss: foundationFileRun.rss, cpu: foundationFileRun.cpu)
+    try? FileManager.default.removeItem(at: downloadTarget)
 
-let asyncHTTPClient = "AsyncHTTPClient"
-let ahcPeer = ProcessInfo.processInfo.environment["AF_AHC_PEER"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
-
-/// Runs the AsyncHTTPClient peer (`ahc-peer URL REQUESTS CONCURRENCY`, which prints
-/// `RESULT <requests> <bytes> <seconds>`); nil when the peer is not built.
-func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds: Double, bytes: Int)? {
-    guard let ahcPeer else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ahcPeer)
-    process.arguments = [url.absoluteString, "\(requests)", "\(concurrency)"]
-    let output = Pipe()
-    process.standardOutput = output
-    guard (try? process.run()) != nil else { return nil }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let fields = String(decoding: data, as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-    guard fields.count == 4, fields[0] == "RESULT", let bytes = Int(fields[2]), let seconds = Double(fields[3]) else { return nil }
-    return (seconds, bytes)
-}
-
-// MARK: The run
-
-let downloadTarget = work.appendingPathComponent("download.bin")
-let workloads = (
-    sequential: "\(sequentialCount) sequential GETs (1 KiB)",
-    parallel: "\(parallelCount) GETs, \(parallelism) in flight",
-    memory: "100 MiB to memory",
-    file: "1 GiB to file"
-)
-
-// SESSION_ENGINE_PROFILE=1 runs only our small-request workloads (for a profiler), then exits;
-// =parallel only the AF callback path at 32 in flight, =lean only the lean path at 32 in flight.
-if let profile = ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE"] {
-    if profile == "lean" {
-        let rounds = Int(ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
-        for _ in 0..<max(1, rounds) {
-            print("profile: lean parallel \(Double(parallelCount) / leanInFlight(parallelCount, width: parallelism)) req/s")
-        }
-        server.stop()
-        exit(0)
+    let cMemory = runPeer(["mem", memoryURL.absoluteString])
+    record(memory, cPerform, seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss, cpu: cMemory.cpu)
+    let oursMemoryRun = measureInProcess { oursMemory(manager) }
+    record(memory, oursAF, seconds: oursMemoryRun.seconds, bytes: memorySize, rss: oursMemoryRun.rss, cpu: oursMemoryRun.cpu)
+    let foundationMemoryRun = measureInProcess { foundationMemory(session) }
+    record(memory, foundation, seconds: foundationMemoryRun.seconds, bytes: memorySize, rss: foundationMemoryRun.rss, cpu: foundationMemoryRun.cpu)
+    // The peer counts the body's bytes as they stream in rather than collecting them: an upper bound for it.
+    if let peer = runAsyncHTTPClient(memoryURL, requests: 1, concurrency: 1) {
+        record(memory, asyncHTTPClient, seconds: peer.seconds, bytes: peer.bytes, rss: peer.rss, cpu: peer.cpu)
     }
-    if profile != "parallel" {
-        print("profile: sequential \(Double(sequentialCount) / oursSequential(sequentialCount)) req/s")
-    }
-    // SESSION_ENGINE_PROFILE_ROUNDS repeats the parallel workload (a profiler sees more of it than of the setup).
-    let rounds = Int(ProcessInfo.processInfo.environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
-    for _ in 0..<max(1, rounds) {
-        print("profile: parallel \(Double(parallelCount) / oursParallel(parallelCount)) req/s")
-    }
-    if profile != "parallel" {
-        let target = work.appendingPathComponent("profile.bin")
-        print("profile: file \(Double(fileSize) / oursFile(target) / 1e6) MB/s")
-    }
-    server.stop()
-    exit(0)
-}
-
-// Warm-up (connections, code paths), not measured.
-_ = oursSequential(50)
-_ = foundationSequential(50)
-_ = runPeer(["get", "50", "1", smallURL.absoluteString])
-
-// 1 GiB to file first, so no earlier workload's memory hides the peak. Each file run starts with no
-// dirty pages (sync), so no run pays for the previous one's writeback.
-sync()
-resetPeakRSS()
-let oursFileSeconds = oursFile(downloadTarget)
-record(workloads.file, ours, seconds: oursFileSeconds, bytes: fileSize, rss: peakResidentBytes())
-try? FileManager.default.removeItem(at: downloadTarget)
-sync()
-let cFile = runPeer(["file", fileURL.absoluteString, downloadTarget.path])
-record(workloads.file, "libcurl multi (C)", seconds: cFile.seconds, bytes: cFile.bytes, rss: cFile.rss)
-try? FileManager.default.removeItem(at: downloadTarget)
-sync()
-resetPeakRSS()
-let foundationFileSeconds = foundationFile(downloadTarget)
-record(workloads.file, foundation, seconds: foundationFileSeconds, bytes: fileSize, rss: peakResidentBytes())
-try? FileManager.default.removeItem(at: downloadTarget)
-
-let cSequential = runPeer(["get", "\(sequentialCount)", "1", smallURL.absoluteString])
-record(workloads.sequential, "libcurl multi (C)", seconds: cSequential.seconds, requests: sequentialCount)
-record(workloads.sequential, ours, seconds: oursSequential(sequentialCount), requests: sequentialCount)
-record(workloads.sequential, oursLean, seconds: leanInFlight(sequentialCount, width: 1), requests: sequentialCount)
-record(workloads.sequential, foundation, seconds: foundationSequential(sequentialCount), requests: sequentialCount)
-if let peer = runAsyncHTTPClient(smallURL, requests: sequentialCount, concurrency: 1) {
-    record(workloads.sequential, asyncHTTPClient, seconds: peer.seconds, requests: sequentialCount)
-}
-
-let cParallel = runPeer(["get", "\(parallelCount)", "\(parallelism)", smallURL.absoluteString])
-record(workloads.parallel, "libcurl multi (C)", seconds: cParallel.seconds, requests: parallelCount)
-record(workloads.parallel, ours, seconds: oursParallel(parallelCount), requests: parallelCount)
-record(workloads.parallel, oursLean, seconds: leanInFlight(parallelCount, width: parallelism), requests: parallelCount)
-record(workloads.parallel, foundation, seconds: foundationParallel(parallelCount), requests: parallelCount)
-if let peer = runAsyncHTTPClient(smallURL, requests: parallelCount, concurrency: parallelism) {
-    record(workloads.parallel, asyncHTTPClient, seconds: peer.seconds, requests: parallelCount)
-}
-
-let cMemory = runPeer(["mem", memoryURL.absoluteString])
-record(workloads.memory, "libcurl multi (C)", seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss)
-resetPeakRSS()
-let oursMemorySeconds = oursMemory()
-record(workloads.memory, ours, seconds: oursMemorySeconds, bytes: memorySize, rss: peakResidentBytes())
-resetPeakRSS()
-let foundationMemorySeconds = foundationMemory()
-record(workloads.memory, foundation, seconds: foundationMemorySeconds, bytes: memorySize, rss: peakResidentBytes())
-// The peer counts the body's bytes as they stream in rather than collecting them: an upper bound for it.
-if let peer = runAsyncHTTPClient(memoryURL, requests: 1, concurrency: 1) {
-    record(workloads.memory, asyncHTTPClient, seconds: peer.seconds, bytes: peer.bytes)
+    manager.invalidateSession(cancelingTasks: true)
+    session.invalidateAndCancel()
 }
 
 printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
-           rows: rows, ratioTo: "libcurl multi (C)")
+           rows: rows, ratios: [RatioColumn("x best C", baselines: [cPerform, cEpoll]),
+                                RatioColumn("x AHC", baselines: [asyncHTTPClient])])

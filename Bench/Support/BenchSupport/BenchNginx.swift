@@ -7,8 +7,14 @@ public final class BenchNginx {
     public let workDirectory: URL
     /// The served folder, inside ``workDirectory``.
     public let documentRoot: URL
-    /// The loopback port nginx listens on.
+    /// The loopback port nginx listens on (HTTP/1.1).
     public let port: Int
+    /// A second port serving the same folder over TLS with HTTP/2 offered by ALPN, up to 512 streams per
+    /// connection. (Not h2c: nginx answers only prior knowledge, and libcurl 7.88.1 cannot reuse a
+    /// prior-knowledge connection, curl/curl#10634.)
+    public let tlsPort: Int
+    /// The self-signed certificate (PEM, for 127.0.0.1) ``tlsPort`` presents, made by openssl at start.
+    public let certificatePEM: URL
     private let process = Process()
 
     /// Starts nginx (`/usr/sbin/nginx`, Scripts/bootstrap installs it) and waits until it accepts.
@@ -19,12 +25,24 @@ public final class BenchNginx {
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: workDirectory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         port = Self.freePort()
+        tlsPort = Self.freePort()
+        certificatePEM = workDirectory.appendingPathComponent("cert.pem")
+        let key = workDirectory.appendingPathComponent("key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2",
+                             "-keyout", key.path, "-out", certificatePEM.path]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
         let work = workDirectory.path
         let configuration = """
             worker_processes 1;
             error_log \(work)/logs/error.log warn;
             lock_file \(work)/nginx.lock;
-            events { worker_connections 1024; }
+            worker_rlimit_nofile 20000;
+            events { worker_connections 16384; }
             http {
                 default_type application/octet-stream;
                 access_log off;
@@ -35,7 +53,14 @@ public final class BenchNginx {
                 scgi_temp_path \(work)/tmp-scgi;
                 sendfile on;
                 keepalive_requests 1000000;
+                http2_max_concurrent_streams 512;
                 server { listen 127.0.0.1:\(port); root \(documentRoot.path); }
+                server {
+                    listen 127.0.0.1:\(tlsPort) ssl http2;
+                    ssl_certificate \(certificatePEM.path);
+                    ssl_certificate_key \(key.path);
+                    root \(documentRoot.path);
+                }
             }
             """
         try configuration.write(to: workDirectory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
@@ -48,6 +73,9 @@ public final class BenchNginx {
 
     /// `http://127.0.0.1:<port><path>`.
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// `https://127.0.0.1:<tlsPort><path>`: the same file over TLS, HTTP/2 by ALPN.
+    public func tlsURL(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(tlsPort)\(path)")! }
 
     /// Writes a served file: `size` random bytes, or a sparse file of zeros that takes no disk.
     public func makeFile(_ name: String, size: Int, random: Bool) throws {

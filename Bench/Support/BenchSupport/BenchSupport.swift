@@ -18,6 +18,23 @@ public func peakResidentBytes() -> Int {
     return 0
 }
 
+/// CPU seconds (user + system) this process spent so far, or (`children: true`) its waited-for children.
+public func cpuSeconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Raises this process's open-file limit to its hard limit (children, nginx included, inherit it):
+/// thousands of requests in flight need a descriptor each on both ends.
+public func raiseOpenFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
 /// One row of a benchmark table.
 public struct BenchRow: Sendable {
     public var workload: String
@@ -25,35 +42,65 @@ public struct BenchRow: Sendable {
     public var value: Double
     public var unit: String
     public var peakRSSBytes: Int?
+    /// CPU time (user + system) the implementation's process spent per request, in microseconds.
+    public var cpuMicrosecondsPerRequest: Double?
     public var note: String
 
     public init(workload: String, implementation: String, value: Double, unit: String,
-                peakRSSBytes: Int? = nil, note: String = "") {
+                peakRSSBytes: Int? = nil, cpuMicrosecondsPerRequest: Double? = nil, note: String = "") {
         self.workload = workload
         self.implementation = implementation
         self.value = value
         self.unit = unit
         self.peakRSSBytes = peakRSSBytes
+        self.cpuMicrosecondsPerRequest = cpuMicrosecondsPerRequest
         self.note = note
+    }
+}
+
+/// A ratio column: each row's value over the best value, in the same workload, among `baselines`.
+public struct RatioColumn: Sendable {
+    public var header: String
+    public var baselines: [String]
+
+    public init(_ header: String, baselines: [String]) {
+        self.header = header
+        self.baselines = baselines
     }
 }
 
 /// Prints rows as an aligned table; `ratioTo` names the implementation ratios are relative to
 /// (per workload; higher-is-better units should be throughputs, e.g. req/s, MB/s).
 public func printTable(_ title: String, rows: [BenchRow], ratioTo baseline: String? = nil) {
+    printTable(title, rows: rows, ratios: baseline.map { [RatioColumn("ratio", baselines: [$0])] } ?? [])
+}
+
+/// Prints rows as an aligned table with one column per ratio (the first one also goes to the summary),
+/// and a CPU column when any row measured it.
+public func printTable(_ title: String, rows: [BenchRow], ratios: [RatioColumn]) {
     print("\n## \(title)")
-    let header = ["workload", "implementation", "value", "unit", "ratio", "peak RSS", "note"]
+    let showsCPU = rows.contains { $0.cpuMicrosecondsPerRequest != nil }
+    let header = ["workload", "implementation", "value", "unit"] + ratios.map(\.header)
+        + (showsCPU ? ["CPU µs/req"] : []) + ["peak RSS", "note"]
     var lines: [[String]] = [header]
+    var summaryLines: [[String]] = []
     for row in rows {
-        var ratio = ""
-        if let baseline, let base = rows.first(where: { $0.workload == row.workload && $0.implementation == baseline }),
-           base.value > 0 {
-            ratio = String(format: "%.2fx", row.value / base.value)
+        let ratioCells = ratios.map { column -> String in
+            let best = rows.filter { $0.workload == row.workload && column.baselines.contains($0.implementation) }
+                .map(\.value).max()
+            guard let best, best > 0 else { return "" }
+            return String(format: "%.2fx", row.value / best)
         }
+        let cpu = row.cpuMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? ""
         let rss = row.peakRSSBytes.map { String(format: "%.1f MiB", Double($0) / 1_048_576) } ?? ""
-        lines.append([row.workload, row.implementation, String(format: "%.2f", row.value), row.unit, ratio, rss, row.note])
+        let value = String(format: "%.2f", row.value)
+        lines.append([row.workload, row.implementation, value, row.unit] + ratioCells + (showsCPU ? [cpu] : []) + [rss, row.note])
+        let extra = zip(ratios.dropFirst(), ratioCells.dropFirst()).filter { !$0.1.isEmpty }.map { "\($0.1) \($0.0.header)" }
+            + (cpu.isEmpty ? [] : ["\(cpu) CPU µs/req"]) + (row.note.isEmpty ? [] : [row.note])
+        summaryLines.append([row.workload, row.implementation, value, row.unit, ratioCells.first ?? "", rss,
+                             extra.joined(separator: "; ")])
     }
-    appendToSummary(title: title, lines: lines.dropFirst())
+    appendToSummary(title: title, lines: summaryLines[...])
     let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
     for line in lines {
         print(line.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }

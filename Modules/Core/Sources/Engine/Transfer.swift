@@ -174,6 +174,10 @@ final class Transfer {
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // No CA directory: Debian's libcurl defaults to /etc/ssl/certs beside the CA bundle, and with a
+        // directory set libcurl re-parses the whole bundle (about 140 certificates) for every new TLS
+        // connection instead of keeping it parsed in the multi handle. The bundle holds the same anchors.
+        afc_easy_setopt_string(handle, CURLOPT_CAPATH, nil)
         // Our own checks refuse other schemes first (RedirectRules); these keep libcurl from ever
         // speaking another protocol, whatever a redirect says.
         afc_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")

@@ -1,5 +1,5 @@
 // ahc-peer: runs one HTTP workload with AsyncHTTPClient and prints one line:
-//   RESULT <requests> <bytes> <seconds>
+//   RESULT <requests> <bytes> <seconds> <peak-rss-bytes> <cpu-seconds>
 // Usage: ahc-peer <url> <requests> <concurrency>
 // The caller (a benchmark in Bench/Sources) turns that into req/s or MB/s beside our own figures.
 import AsyncHTTPClient
@@ -27,6 +27,15 @@ func fetch() async throws -> Int {
     return total
 }
 
+/// CPU seconds (user + system) of this process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+let cpuStart = cpuSeconds()
 let start = ContinuousClock.now
 let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
     var started = 0, total = 0
@@ -38,6 +47,12 @@ let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
     return total
 }
 let elapsed = ContinuousClock.now - start
-try await client.shutdown()
+let cpu = cpuSeconds() - cpuStart
+try await client.shutdown().get()  // the future-returning overload is the one top-level code resolves to
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-print("RESULT \(requests) \(bytes) \(seconds)")
+// VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over exec, so this child of the benchmark
+// process would report its parent's peak.
+let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+let peakKilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    .flatMap { $0.split(separator: " ").compactMap { Int($0) }.first } ?? 0
+print("RESULT \(requests) \(bytes) \(seconds) \(peakKilobytes * 1024) \(cpu)")

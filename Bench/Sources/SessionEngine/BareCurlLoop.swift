@@ -1,0 +1,115 @@
+import BenchCurl
+import Foundation
+
+/// The reference for any engine-thread design on libcurl: the least a Swift client can do per request.
+/// One engine thread drives libcurl's multi interface; callers' requests wait in an inbox under a lock and
+/// wake the loop with `curl_multi_wakeup`; easy handles (and their per-transfer context) are pooled; each
+/// continuation is resumed straight from the engine thread with the body bytes; no Foundation object is
+/// made per request. No redirects, errors, timeouts or headers: a floor to measure against, not a client.
+final class BareCurlLoop: @unchecked Sendable {
+    // @unchecked Sendable: `inbox` is guarded by `lock`; everything else is touched only by the engine
+    // thread (the multi handle and the pool), apart from `curl_multi_wakeup`, which libcurl allows from
+    // any thread.
+    private final class Transfer {
+        let easy: UnsafeMutableRawPointer
+        var body: [UInt8] = []
+        var continuation: CheckedContinuation<[UInt8], Never>?
+        init(easy: UnsafeMutableRawPointer) { self.easy = easy }
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let certificateFile: String?
+    private let lock = NSLock()
+    private var inbox: [(url: String, continuation: CheckedContinuation<[UInt8], Never>)] = []
+    private var stopping = false
+    private let stopped = DispatchSemaphore(value: 0)
+    private var pool: [Transfer] = []
+    private var thread: Thread?
+
+    /// - Parameters: `connections`: connections kept for reuse (one per request in flight);
+    ///   `certificateFile`: for https URLs, HTTP/2 by ALPN (multiplexed) trusting this PEM file.
+    init(connections: Int, certificateFile: String? = nil) {
+        multi = curl_multi_init()
+        self.certificateFile = certificateFile
+        bench_multi_allow_connections(multi, connections)
+        let thread = Thread { [unowned self] in run() }
+        thread.name = "bare-curl-loop"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// GETs `url` and returns its body.
+    func get(_ url: String) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            inbox.append((url, continuation))
+            lock.unlock()
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Ends the loop once idle and closes its connections and handles.
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        curl_multi_wakeup(multi)
+        stopped.wait()
+    }
+
+    private func run() {
+        var pending: [(url: String, continuation: CheckedContinuation<[UInt8], Never>)] = []
+        var running: Int32 = 0
+        while true {
+            lock.lock()
+            swap(&pending, &inbox)
+            let stop = stopping
+            lock.unlock()
+            if stop && pending.isEmpty && running == 0 { break }
+            for request in pending { start(request.url, request.continuation) }
+            pending.removeAll(keepingCapacity: true)
+            curl_multi_perform(multi, &running)
+            var result = CURLE_OK
+            while let easy = bench_multi_next_done(multi, &result) {
+                curl_multi_remove_handle(multi, easy)
+                let transfer = Unmanaged<Transfer>.fromOpaque(bench_easy_context(easy)!).takeUnretainedValue()
+                precondition(result == CURLE_OK, "bare loop: transfer failed (\(result.rawValue))")
+                let body = transfer.body
+                transfer.body = []
+                let continuation = transfer.continuation!
+                transfer.continuation = nil
+                pool.append(transfer)
+                continuation.resume(returning: body)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for transfer in pool {
+            curl_easy_cleanup(transfer.easy)
+            Unmanaged.passUnretained(transfer).release()
+        }
+        pool.removeAll()
+        curl_multi_cleanup(multi)
+        stopped.signal()
+    }
+
+    private func start(_ url: String, _ continuation: CheckedContinuation<[UInt8], Never>) {
+        let transfer: Transfer
+        if let pooled = pool.popLast() {
+            transfer = pooled
+        } else {
+            transfer = Transfer(easy: curl_easy_init())
+            bench_easy_configure(transfer.easy, { data, size, count, context in
+                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+                let length = size * count
+                data!.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                }
+                return length
+            }, certificateFile)
+            bench_easy_set_context(transfer.easy, Unmanaged.passRetained(transfer).toOpaque())
+        }
+        url.withCString { bench_easy_set_url(transfer.easy, $0) }  // libcurl copies it
+        transfer.continuation = continuation
+        curl_multi_add_handle(multi, transfer.easy)
+    }
+}

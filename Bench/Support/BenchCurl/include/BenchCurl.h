@@ -1,0 +1,17 @@
+// Non-variadic wrappers over libcurl for the SessionEngine benchmark's bare Swift peer (Swift cannot
+// call curl_easy_setopt's C varargs).
+#ifndef BENCH_CURL_H
+#define BENCH_CURL_H
+#include <curl/curl.h>
+
+typedef size_t (*bench_write_callback)(char *, size_t, size_t, void *);
+
+/// `ca`: NULL for HTTP/1.1, else HTTP/2 over TLS (ALPN, multiplexed) trusting the PEM certificates in `ca`.
+void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca);
+void bench_easy_set_url(CURL *easy, const char *url);
+void bench_easy_set_context(CURL *easy, void *context);
+void *bench_easy_context(CURL *easy);
+void bench_multi_allow_connections(CURLM *multi, long connections);
+/// The next finished transfer's handle and result, or NULL when none is left.
+CURL *bench_multi_next_done(CURLM *multi, CURLcode *result);
+#endif
