@@ -15,11 +15,14 @@ public struct MultipartBodySource: BodySource {
     public let boundary: String
     let parts: [MultipartBodyPart]
     let throttle: BandwidthThrottle?
+    /// A part the form refused (see ``StreamingMultipartFormData/refusal``): opening the body fails with it.
+    let refusal: MultipartFormDataError?
 
-    init(boundary: String, parts: [MultipartBodyPart], throttle: BandwidthThrottle?) {
+    init(boundary: String, parts: [MultipartBodyPart], throttle: BandwidthThrottle?, refusal: MultipartFormDataError? = nil) {
         self.boundary = boundary
         self.parts = parts
         self.throttle = throttle
+        self.refusal = refusal
     }
 
     /// `--B\r\n` before the first part.
@@ -39,7 +42,12 @@ public struct MultipartBodySource: BodySource {
     }
 
     /// Opens a pass positioned at the first byte. Files and streams are opened only when reached.
-    public func makeReader() throws -> any BodyReader { MultipartBodyReader(source: self) }
+    /// - Throws: the form's refusal (``MultipartFormDataError/invalidPartHeader(part:field:)``) when it
+    ///   refused a part: a body missing a part is never sent.
+    public func makeReader() throws -> any BodyReader {
+        if let refusal { throw refusal }
+        return MultipartBodyReader(source: self)
+    }
 }
 
 /// Pacing for slow links: after every `packetSize` bytes the reader answers `.wait(delay)` once.

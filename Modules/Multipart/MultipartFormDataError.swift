@@ -23,12 +23,16 @@ public enum MultipartFormDataError: Error, Sendable, Equatable, CustomNSError, L
     /// The body could not be written to the file: code -3000 (`NSURLErrorCannotCreateFile`) or -3003
     /// (`NSURLErrorCannotWriteToFile`); `errno` says why.
     case cannotWriteFile(URL, errno: Int32, created: Bool)
+    /// A part header that would forge lines on the wire: a MIME type or header value with CR, LF or NUL,
+    /// or a header name that is not an RFC 9110 token. Code -1000 (`NSURLErrorBadURL`); `part` names the
+    /// part, `field` the header. The part is not appended and no body is produced.
+    case invalidPartHeader(part: String, field: String)
 
     public static var errorDomain: String { URLRequestSerializationErrorDomain }
 
     public var errorCode: Int {
         switch self {
-        case .notAFileURL, .fileNotReachable: return NSURLErrorBadURL
+        case .notAFileURL, .fileNotReachable, .invalidPartHeader: return NSURLErrorBadURL
         case .fileUnreadable: return NSURLErrorNoPermissionsToReadFile
         case .methodNotAllowed: return NSURLErrorUnsupportedURL
         case .streamShorterThanDeclared: return NSURLErrorRequestBodyStreamExhausted
@@ -47,6 +51,8 @@ public enum MultipartFormDataError: Error, Sendable, Equatable, CustomNSError, L
             return "The stream of part \"\(name)\" ended after \(actual) of its \(declared) bytes."
         case .cannotWriteFile(let url, let code, _):
             return "Cannot write the body to \(url.path): \(String(cString: strerror(code)))."
+        case .invalidPartHeader(let part, let field):
+            return "The \(field) header of part \"\(part)\" is not a valid header line (a line break, NUL, or a name that is not a token)."
         }
     }
 
@@ -61,7 +67,7 @@ public enum MultipartFormDataError: Error, Sendable, Equatable, CustomNSError, L
         switch self {
         case .notAFileURL(let url), .fileNotReachable(let url), .fileUnreadable(let url, _), .cannotWriteFile(let url, _, _):
             info[NSURLErrorFailingURLErrorKey] = url
-        case .methodNotAllowed, .streamShorterThanDeclared:
+        case .methodNotAllowed, .streamShorterThanDeclared, .invalidPartHeader:
             break
         }
         return info

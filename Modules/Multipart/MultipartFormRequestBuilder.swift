@@ -22,8 +22,9 @@ public struct MultipartFormRequestBuilder: MultipartFormRequestBuilding {
     /// printed by ``ParameterValue/scalarDescription``, null as an empty field), then lets `construct`
     /// append parts, and finalizes the request (``StreamingMultipartFormData/requestByFinalizingMultipartFormData()``).
     ///
-    /// - Throws: ``MultipartFormDataError/methodNotAllowed(_:)`` for `GET` and `HEAD`; whatever
-    ///   `construct` throws.
+    /// - Throws: ``MultipartFormDataError/methodNotAllowed(_:)`` for `GET` and `HEAD`;
+    ///   ``MultipartFormDataError/invalidPartHeader(part:field:)`` when a part's MIME type or headers would
+    ///   forge a header line; whatever `construct` throws.
     public func multipartFormRequest(
         from request: URLRequest,
         parameters: ParameterValue?,
@@ -36,6 +37,7 @@ public struct MultipartFormRequestBuilder: MultipartFormRequestBuilding {
             form.appendPart(withFormData: Data((pair.value.scalarDescription ?? "").utf8), name: pair.field)
         }
         try construct(form)
+        if let refusal = form.refusal { throw refusal }
         return form.requestByFinalizingMultipartFormData()
     }
 }

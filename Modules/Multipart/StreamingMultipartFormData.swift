@@ -19,6 +19,11 @@ public final class StreamingMultipartFormData: MultipartFormData {
     public let request: URLRequest
     private var parts: [MultipartBodyPart] = []
     private var throttle: BandwidthThrottle?
+    /// The first part refused because a header would forge lines on the wire (a MIME type or header
+    /// value with CR, LF or NUL, a header name that is not a token); nil while every part was valid. A
+    /// refused part is not appended: ``MultipartFormRequestBuilder`` throws this error, and
+    /// ``bodySource`` fails with it when opened, so nothing is sent either way.
+    public private(set) var refusal: MultipartFormDataError?
 
     /// Creates an empty form for `request`.
     /// - Parameter boundary: the part boundary; a fresh random ``makeBoundary()`` by default.
@@ -61,8 +66,8 @@ public final class StreamingMultipartFormData: MultipartFormData {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw MultipartFormDataError.fileUnreadable(fileURL, errno: errno) }
         close(descriptor)
-        parts.append(MultipartBodyPart(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
-                                       body: .file(fileURL, length: Int64(info.st_size))))
+        append(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+               body: .file(fileURL, length: Int64(info.st_size)))
     }
 
     /// Appends a part whose bytes come from `makeStream` (called once per pass, so the body can restart),
@@ -70,14 +75,13 @@ public final class StreamingMultipartFormData: MultipartFormData {
     /// ``MultipartFormDataError/streamShorterThanDeclared(name:declared:actual:)``.
     public func appendPart(withInputStream makeStream: @escaping @Sendable () throws -> InputStream,
                            name: String, fileName: String, length: Int64, mimeType: String) {
-        parts.append(MultipartBodyPart(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
-                                       body: .stream(makeStream, length: max(0, length))))
+        append(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+               body: .stream(makeStream, length: max(0, length)))
     }
 
     /// Appends in-memory data as a file part.
     public func appendPart(withFileData data: Data, name: String, fileName: String, mimeType: String) {
-        parts.append(MultipartBodyPart(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
-                                       body: .data(data)))
+        append(name: name, headers: fileHeaders(name: name, fileName: fileName, mimeType: mimeType), body: .data(data))
     }
 
     /// Appends a plain form field: `Content-Disposition: form-data; name="N"` and the data.
@@ -86,16 +90,27 @@ public final class StreamingMultipartFormData: MultipartFormData {
         parts.append(MultipartBodyPart(name: name, headers: headers, body: .data(data)))
     }
 
-    /// Appends a part with exactly the given headers, in order, and body. The caller vouches that the
-    /// headers contain no line breaks.
+    /// Appends a part with exactly the given headers, in order, and body. A header whose name is not an
+    /// RFC 9110 token or whose value holds CR, LF or NUL refuses the part (``refusal``).
     public func appendPart(withHeaders headers: [(name: String, value: String)], body: Data) {
-        parts.append(MultipartBodyPart(name: headers.first?.value ?? "", headers: headers, body: .data(body)))
+        append(name: headers.first?.value ?? "", headers: headers, body: .data(body))
     }
 
     /// Paces the body: after every `packetSize` bytes (at least 1) the reader answers
     /// `BodyReadResult.wait(delay)` so the engine pauses the transfer; no thread sleeps.
     public func throttleBandwidth(packetSize: Int, delay: Duration) {
         throttle = BandwidthThrottle(packetSize: max(1, packetSize), delay: delay)
+    }
+
+    /// Appends the part unless one of its headers would forge a line (then records the first refusal).
+    /// Names and file names are percent-encoded into the disposition and cannot; MIME types and
+    /// caller-given headers are checked here, with the rule every module shares (HTTPFieldSyntax).
+    private func append(name: String, headers: [(name: String, value: String)], body: MultipartBodyPart.Body) {
+        if let invalid = headers.first(where: { !HTTPFieldSyntax.isToken($0.name) || !HTTPFieldSyntax.isFieldValue($0.value) }) {
+            if refusal == nil { refusal = .invalidPartHeader(part: name, field: invalid.name) }
+            return
+        }
+        parts.append(MultipartBodyPart(name: name, headers: headers, body: body))
     }
 
     private func fileHeaders(name: String, fileName: String, mimeType: String) -> [(name: String, value: String)] {
@@ -110,7 +125,7 @@ public final class StreamingMultipartFormData: MultipartFormData {
 
     /// The body as it stands: a restartable source over the parts appended so far.
     public var bodySource: MultipartBodySource {
-        MultipartBodySource(boundary: boundary, parts: parts, throttle: throttle)
+        MultipartBodySource(boundary: boundary, parts: parts, throttle: throttle, refusal: refusal)
     }
 
     /// The request with `Content-Type: multipart/form-data; boundary=B`, the exact `Content-Length`, no

@@ -110,6 +110,15 @@ struct MultipartFileAndRequestTests {
         #expect(text == "--B\r\n" + field("a[]", "1") + "\r\n--B\r\n" + field("a[]", "2") + "\r\n--B\r\n" + field("b", "")
             + "\r\n--B\r\n" + field("c[d]", "1") + "\r\n--B\r\n" + field("z", "last") + "\r\n--B--\r\n")
 
+        // A part whose MIME type would forge a header line fails the whole request, before any body exists.
+        let refused = try #require(throws: MultipartFormDataError.self) {
+            try builder.multipartFormRequest(from: postRequest(), parameters: ["a": 1]) { form in
+                form.appendPart(withFileData: Data("x".utf8), name: "file", fileName: "f.txt",
+                                mimeType: "text/plain\r\nX-Evil: 1")
+            }
+        }
+        #expect(refused == .invalidPartHeader(part: "file", field: "Content-Type"))
+
         for method in ["GET", "head"] {
             var request = postRequest()
             request.httpMethod = method

@@ -94,6 +94,43 @@ struct MultipartWireFormatTests {
         #expect(text.contains("Content-Disposition: form-data; name=\"a%22b%0D%0AX-Evil: 1\"; filename=\"f%22.txt\"\r\n"))
     }
 
+    @Test func lineBreaksOrNULInAMIMETypeRefuseThePart() throws {
+        for mimeType in ["text/plain\r\nX-Evil: 1", "text/plain\nX-Evil: 1", "text/plain\0"] {
+            let form = form()
+            form.appendPart(withFormData: Data("kept".utf8), name: "first")
+            form.appendPart(withFileData: Data("x".utf8), name: "upload", fileName: "f.txt", mimeType: mimeType)
+            form.appendPart(withFileData: Data("y".utf8), name: "later", fileName: "g.txt", mimeType: "text/plain\r\n")
+            // The first refusal is kept; no refused part is appended; the body cannot be opened.
+            #expect(form.refusal == .invalidPartHeader(part: "upload", field: "Content-Type"))
+            #expect(form.partCount == 1)
+            let error = try #require(throws: MultipartFormDataError.self) { try drain(form.bodySource) }
+            #expect(error == .invalidPartHeader(part: "upload", field: "Content-Type"))
+            #expect((error as NSError).code == NSURLErrorBadURL)
+            #expect(error.failureReason == "The Content-Type header of part \"upload\" is not a valid header line (a line break, NUL, or a name that is not a token).")
+        }
+    }
+
+    @Test func customPartHeadersMustBeTokensAndLineFreeValues() throws {
+        let cases: [(headers: [(name: String, value: String)], field: String)] = [
+            ([("Content-Disposition", "form-data; name=\"a\""), ("X-Note", "one\r\nX-Evil: 1")], "X-Note"),
+            ([("Content-Disposition", "form-data; name=\"a\""), ("Bad Name", "v")], "Bad Name"),
+            ([("Content-Disposition", "form-data; name=\"a\""), ("X-Evil:\r\nY", "v")], "X-Evil:\r\nY"),
+        ]
+        for (headers, field) in cases {
+            let form = form()
+            form.appendPart(withHeaders: headers, body: Data("b".utf8))
+            #expect(form.refusal == .invalidPartHeader(part: "form-data; name=\"a\"", field: field))
+            #expect(form.partCount == 0)
+        }
+        // A valid custom part is unchanged, byte for byte.
+        let form = form()
+        form.appendPart(withHeaders: [("Content-Disposition", "form-data; name=\"a\""), ("X-Note", "tab\tand obs-text \u{E9}")],
+                        body: Data("b".utf8))
+        #expect(form.refusal == nil)
+        let text = String(decoding: try drain(form.bodySource).data, as: UTF8.self)
+        #expect(text == "--\(boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\nX-Note: tab\tand obs-text \u{E9}\r\n\r\nb\r\n--\(boundary)--\r\n")
+    }
+
     @Test func streamLongerThanDeclaredIsCutAndShorterIsAnError() throws {
         let long = form()
         long.appendPart(withInputStream: { InputStream(data: Data("123456".utf8)) }, name: "s", fileName: "f", length: 3, mimeType: "t/t")
