@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator", "AFProtocols"],
                     path: "Tests/ActivityIndicatorTests"),
-        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading"], path: "Tests/ImageLoadingTests",
+        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading", "AFResponseSerialization"], path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),
 
         .testTarget(name: "afTests", dependencies: ["af"], path: "Tests/CLITests"),

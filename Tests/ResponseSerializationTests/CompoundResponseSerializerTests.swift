@@ -45,8 +45,22 @@ import Testing
         #expect(decoded.responseSerializers[0] as? XMLDocumentResponseSerializer == XMLDocumentResponseSerializer())
         #expect(decoded.responseSerializers[1] as? JSONResponseSerializer == json)
         #expect(decoded.validation == archivable.validation)
-        // A component from outside this module cannot be archived.
+        // A component that is not an ArchivableResponseSerializer cannot be archived.
         #expect(throws: EncodingError.self) { try JSONEncoder().encode(compound) }
+    }
+
+    @Test func anArchiveNamingAnUnregisteredTypeIsRefused() throws {
+        let archive = Data(#"""
+            {"validation":\#(String(decoding: try JSONEncoder().encode(HTTPResponseValidation()), as: UTF8.self)),
+             "responseSerializers":[{"type":"json","value":\#(String(decoding: try JSONEncoder().encode(JSONResponseSerializer()), as: UTF8.self))},
+                                    {"type":"Foundation.Process","value":{}}]}
+            """#.utf8)
+        let error = try #require(throws: DecodingError.self) {
+            try JSONDecoder().decode(CompoundResponseSerializer.self, from: archive)
+        }
+        guard case .dataCorrupted(let context) = error else { Issue.record("unexpected \(error)"); return }
+        #expect(context.debugDescription
+            == "No archivable response serializer is registered as \"Foundation.Process\" (ResponseSerializerArchive.register)")
     }
 
     @Test func keepsTheWinningComponentsError() throws {

@@ -38,6 +38,7 @@ public struct ImageResponseSerializer: ResponseSerializing, Hashable, Codable {
                 imageScale: Double = 1,
                 automaticallyInflatesResponseImage: Bool = true,
                 decodingOptions: ImageDecodingOptions = ImageDecodingOptions()) {
+        _ = Self.registerForArchives
         self.validation = validation
         self.imageScale = imageScale
         self.automaticallyInflatesResponseImage = automaticallyInflatesResponseImage
@@ -87,4 +88,12 @@ public struct ImageResponseSerializer: ResponseSerializing, Hashable, Codable {
         return Image(deferredDecodingOf: data, width: size.width, height: size.height, scale: imageScale,
                      options: decodingOptions)
     }
+}
+
+extension ImageResponseSerializer: ArchivableResponseSerializer {
+    /// `"image"` in archives (``ResponseSerializerArchive``; registered when an image serializer is created).
+    public static var archiveName: String { "image" }
+
+    /// Allows this type in archives once per process.
+    static let registerForArchives: Void = ResponseSerializerArchive.register(ImageResponseSerializer.self)
 }

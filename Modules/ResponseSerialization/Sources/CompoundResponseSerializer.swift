@@ -10,7 +10,8 @@ import FoundationNetworking
 /// comes back with the status error). When none produces an object, the result is the base validation (2xx, any content type)
 /// with the raw data, as ``HTTPResponseSerializer`` returns it.
 ///
-/// Codable when every component is one of this module's serializers (see ``encode(to:)``).
+/// Archivable (`Codable`) when every component is an ``ArchivableResponseSerializer``, as every shipped
+/// serializer is, the image serializer of AFImageLoading included (see ``ResponseSerializerArchive``).
 ///
 /// Threading: a value type over Sendable components; safe to share and to call from many threads.
 public struct CompoundResponseSerializer: ResponseValidating {
@@ -33,58 +34,39 @@ public struct CompoundResponseSerializer: ResponseValidating {
     }
 }
 
-extension CompoundResponseSerializer: Codable {
-    /// The component types that can be archived, tagged by kind.
-    private enum ArchivedComponent: Codable {
-        case http(HTTPResponseSerializer)
-        case json(JSONResponseSerializer)
-        case xmlParser(XMLParserResponseSerializer)
-        case xmlDocument(XMLDocumentResponseSerializer)
-        case propertyList(PropertyListResponseSerializer)
-        case compound(CompoundResponseSerializer)
+extension CompoundResponseSerializer: ArchivableResponseSerializer {
+    public static var archiveName: String { "compound" }
 
-        init(_ serializer: any ResponseSerializing) throws {
-            switch serializer {
-            case let serializer as HTTPResponseSerializer: self = .http(serializer)
-            case let serializer as JSONResponseSerializer: self = .json(serializer)
-            case let serializer as XMLParserResponseSerializer: self = .xmlParser(serializer)
-            case let serializer as XMLDocumentResponseSerializer: self = .xmlDocument(serializer)
-            case let serializer as PropertyListResponseSerializer: self = .propertyList(serializer)
-            case let serializer as CompoundResponseSerializer: self = .compound(serializer)
-            default:
-                throw EncodingError.invalidValue(serializer, EncodingError.Context(
-                    codingPath: [], debugDescription: "\(type(of: serializer)) is not one of AFResponseSerialization's serializers"))
-            }
-        }
-
-        var serializer: any ResponseSerializing {
-            switch self {
-            case .http(let serializer): return serializer
-            case .json(let serializer): return serializer
-            case .xmlParser(let serializer): return serializer
-            case .xmlDocument(let serializer): return serializer
-            case .propertyList(let serializer): return serializer
-            case .compound(let serializer): return serializer
-            }
-        }
-    }
+    /// This module's serializers, allowed in archives before any was encoded in this process.
+    private static let registerThisModule: Void = {
+        let types: [any ArchivableResponseSerializer.Type] = [
+            HTTPResponseSerializer.self, JSONResponseSerializer.self, XMLParserResponseSerializer.self,
+            XMLDocumentResponseSerializer.self, PropertyListResponseSerializer.self, CompoundResponseSerializer.self,
+        ]
+        types.forEach(ResponseSerializerArchive.register)
+    }()
 
     private enum CodingKeys: String, CodingKey {
         case validation, responseSerializers
     }
 
+    /// Decodes the validation and the components, each of a type registered with
+    /// ``ResponseSerializerArchive`` (this module's are; AFImageLoading registers its own).
+    /// - Throws: `DecodingError` for a component whose type is not registered.
     public init(from decoder: any Decoder) throws {
+        _ = Self.registerThisModule
         let container = try decoder.container(keyedBy: CodingKeys.self)
         validation = try container.decode(HTTPResponseValidation.self, forKey: .validation)
-        responseSerializers = try container.decode([ArchivedComponent].self, forKey: .responseSerializers).map(\.serializer)
+        responseSerializers = try container.decode([ArchivedResponseSerializer].self, forKey: .responseSerializers)
+            .map(\.serializer)
     }
 
     /// Encodes the validation and the components.
-    /// - Throws: `EncodingError.invalidValue` when a component is not one of this module's serializers
-    ///   (HTTP, JSON, XML parser, XML document, property list, compound).
+    /// - Throws: `EncodingError.invalidValue` when a component is not an ``ArchivableResponseSerializer``
+    ///   (every shipped serializer is).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(validation, forKey: .validation)
-        try container.encode(try responseSerializers.map(ArchivedComponent.init), forKey: .responseSerializers)
+        try container.encode(try responseSerializers.map(ArchivedResponseSerializer.init), forKey: .responseSerializers)
     }
 }

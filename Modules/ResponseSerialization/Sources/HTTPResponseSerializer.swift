@@ -23,3 +23,8 @@ public struct HTTPResponseSerializer: ResponseValidating, Hashable, Codable {
         return SerializedResponse(object: data, error: result.error)
     }
 }
+
+extension HTTPResponseSerializer: ArchivableResponseSerializer {
+    /// `"http"` in archives (``ResponseSerializerArchive``).
+    public static var archiveName: String { "http" }
+}

@@ -103,3 +103,8 @@ extension ParameterValue {
         }
     }
 }
+
+extension JSONResponseSerializer: ArchivableResponseSerializer {
+    /// `"json"` in archives (``ResponseSerializerArchive``).
+    public static var archiveName: String { "json" }
+}

@@ -84,3 +84,8 @@ extension PropertyListResponseSerializer: Codable {
         try container.encode(readOptions.rawValue, forKey: .readOptions)
     }
 }
+
+extension PropertyListResponseSerializer: ArchivableResponseSerializer {
+    /// `"propertyList"` in archives (``ResponseSerializerArchive``).
+    public static var archiveName: String { "propertyList" }
+}

@@ -39,3 +39,8 @@ public struct XMLDocumentResponseSerializer: ResponseValidating, Hashable, Codab
         }
     }
 }
+
+extension XMLDocumentResponseSerializer: ArchivableResponseSerializer {
+    /// `"xmlDocument"` in archives (``ResponseSerializerArchive``).
+    public static var archiveName: String { "xmlDocument" }
+}

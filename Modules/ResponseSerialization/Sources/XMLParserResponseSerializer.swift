@@ -33,3 +33,8 @@ public struct XMLParserResponseSerializer: ResponseValidating, Hashable, Codable
         return SerializedResponse(object: XMLStreamParser(data: data, options: options), error: validated.error)
     }
 }
+
+extension XMLParserResponseSerializer: ArchivableResponseSerializer {
+    /// `"xmlParser"` in archives (``ResponseSerializerArchive``).
+    public static var archiveName: String { "xmlParser" }
+}
