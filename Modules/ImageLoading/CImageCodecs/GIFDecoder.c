@@ -62,13 +62,13 @@ typedef struct {
     uint32_t canvas_width, canvas_height;
     uint32_t left, top, width, height;
     int interlaced;
-    const uint8_t *palette;      // RGB triples
+    const uint8_t *palette;      // RGB triples; NULL: no colour table, index i is gray level i
     unsigned palette_size;
     int transparent_index;       // -1 when none
     uint64_t written;            // frame pixels produced so far
 } frame_target;
 
-static void put_pixel(frame_target *t, uint8_t index) {
+static void put_pixel(frame_target *t, uint16_t index) {
     uint64_t total = (uint64_t)t->width * t->height;
     if (t->written >= total) { t->written++; return; }   // surplus data is ignored, as browsers do
     uint32_t fx = (uint32_t)(t->written % t->width);
@@ -78,7 +78,9 @@ static void put_pixel(frame_target *t, uint8_t index) {
     if (x >= t->canvas_width || y >= t->canvas_height) return;   // clipped to the logical screen
     uint8_t *p = t->canvas + ((size_t)y * t->canvas_width + (size_t)x) * 4;
     if ((int)index == t->transparent_index) { p[0] = p[1] = p[2] = p[3] = 0; return; }
-    if (index < t->palette_size) {
+    if (!t->palette && index < 256) {
+        p[0] = p[1] = p[2] = (uint8_t)index;   // no colour table at all: grayscale, as Pillow decodes it
+    } else if (t->palette && index < t->palette_size) {
         p[0] = t->palette[index * 3]; p[1] = t->palette[index * 3 + 1]; p[2] = t->palette[index * 3 + 2];
     } else {
         p[0] = p[1] = p[2] = 0;  // an index past the table: black, as decoders commonly do
@@ -89,10 +91,11 @@ static void put_pixel(frame_target *t, uint8_t index) {
 /// Decodes the LZW stream held in `stream` (sub-blocks already joined) into `t`.
 static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_code_size, frame_target *t,
                              afi_result *result) {
+    // Literals reach 2047 with a minimum code size of 11: suffixes are 16-bit.
     uint16_t prefix[LZW_MAX_CODES];
-    uint8_t suffix[LZW_MAX_CODES];
-    uint8_t first_byte[LZW_MAX_CODES];   // the first byte of each code's string
-    uint8_t stack[LZW_MAX_CODES];
+    uint16_t suffix[LZW_MAX_CODES];
+    uint16_t first_byte[LZW_MAX_CODES];   // the first literal of each code's string
+    uint16_t stack[LZW_MAX_CODES];
     const unsigned clear = 1u << min_code_size, end = clear + 1;
     unsigned code_size = min_code_size + 1, next_code = clear + 2;
     int previous = -1;
@@ -101,7 +104,7 @@ static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_
     size_t position = 0;
     const uint64_t total = (uint64_t)t->width * t->height;
 
-    for (unsigned i = 0; i < clear; i++) { prefix[i] = 0; suffix[i] = (uint8_t)i; first_byte[i] = (uint8_t)i; }
+    for (unsigned i = 0; i < clear; i++) { prefix[i] = 0; suffix[i] = (uint16_t)i; first_byte[i] = (uint16_t)i; }
 
     while (t->written < total) {
         while (bit_count < code_size) {
@@ -122,7 +125,7 @@ static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_
         if (code == end) break;
         if (previous < 0) {
             if (code >= clear) return afi_fail(result, AFI_CORRUPT, "GIF LZW stream starts with an undefined code");
-            put_pixel(t, (uint8_t)code);
+            put_pixel(t, (uint16_t)code);
             previous = (int)code;
             continue;
         }
@@ -142,8 +145,8 @@ static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_
             code = prefix[code];
         }
         if (depth >= LZW_MAX_CODES) return afi_fail(result, AFI_CORRUPT, "GIF LZW chain too long");
-        stack[depth++] = (uint8_t)code;
-        uint8_t head = (uint8_t)code;
+        stack[depth++] = (uint16_t)code;
+        uint16_t head = (uint16_t)code;
         while (depth > 0) put_pixel(t, stack[--depth]);
 
         if (next_code < LZW_MAX_CODES) {
@@ -151,7 +154,9 @@ static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_
             suffix[next_code] = head;
             first_byte[next_code] = first_byte[previous];
             next_code++;
-            if (next_code == (1u << code_size) && code_size < LZW_MAX_BITS) code_size++;
+            // Wider codes once the table fills the current width. Written as a mask test so a minimum code
+            // size of 1 (whose table starts at 4, already 2^2) first widens at 8, as browsers do.
+            if ((next_code & ((1u << code_size) - 1)) == 0 && code_size < LZW_MAX_BITS) code_size++;
         }
         previous = (int)in_code;
     }
@@ -159,79 +164,108 @@ static afi_status decode_lzw(const uint8_t *stream, size_t length, unsigned min_
     return AFI_OK;
 }
 
-afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
-                          uint8_t **out_pixels, afi_result *result) {
-    *out_pixels = NULL;
+/// Everything before the first frame's pixels: the logical screen, the global colour table, the
+/// graphic control's transparent index and the first image descriptor; the canvas is the screen grown
+/// to hold the frame (as Blink does: this also makes a 0x0 screen usable).
+typedef struct {
+    const uint8_t *global_palette;
+    unsigned global_size;
+    int transparent_index;
+    uint16_t left, top, width, height;
+    uint8_t image_flags;
+    uint32_t canvas_width, canvas_height;
+} gif_layout;
+
+static afi_status gif_read_layout(gif_cursor *c, gif_layout *l, afi_result *result) {
     result->width = 0; result->height = 0; result->message[0] = 0;
-    gif_cursor c = { data, length, 0 };
-    if (length < 6) return afi_fail(result, AFI_TRUNCATED, "GIF header ends early");
-    if (memcmp(data, "GIF87a", 6) != 0 && memcmp(data, "GIF89a", 6) != 0) {
+    if (c->length < 6) return afi_fail(result, AFI_TRUNCATED, "GIF header ends early");
+    if (memcmp(c->data, "GIF87a", 6) != 0 && memcmp(c->data, "GIF89a", 6) != 0) {
         return afi_fail(result, AFI_CORRUPT, "not a GIF signature");
     }
-    c.offset = 6;
-    uint16_t canvas_width, canvas_height;
+    c->offset = 6;
+    uint16_t screen_width, screen_height;
     uint8_t flags, background, aspect;
-    if (!read_u16(&c, &canvas_width) || !read_u16(&c, &canvas_height) || !read_byte(&c, &flags) ||
-        !read_byte(&c, &background) || !read_byte(&c, &aspect)) {
+    if (!read_u16(c, &screen_width) || !read_u16(c, &screen_height) || !read_byte(c, &flags) ||
+        !read_byte(c, &background) || !read_byte(c, &aspect)) {
         return afi_fail(result, AFI_TRUNCATED, "GIF screen descriptor ends early");
     }
     (void)background; (void)aspect;
-    if (canvas_width == 0 || canvas_height == 0) return afi_fail(result, AFI_CORRUPT, "GIF has an empty logical screen");
-    result->width = canvas_width; result->height = canvas_height;
-    if ((uint64_t)canvas_width * canvas_height > max_pixels) return afi_fail(result, AFI_TOO_LARGE, "GIF exceeds the pixel limit");
-
-    const uint8_t *global_palette = NULL;
-    unsigned global_size = 0;
+    l->global_palette = NULL;
+    l->global_size = 0;
     if (flags & 0x80) {
-        global_size = 2u << (flags & 0x07);
-        if (!skip(&c, (size_t)global_size * 3)) return afi_fail(result, AFI_TRUNCATED, "GIF color table ends early");
-        global_palette = data + c.offset - (size_t)global_size * 3;
+        l->global_size = 2u << (flags & 0x07);
+        if (!skip(c, (size_t)l->global_size * 3)) return afi_fail(result, AFI_TRUNCATED, "GIF color table ends early");
+        l->global_palette = c->data + c->offset - (size_t)l->global_size * 3;
     }
 
-    int transparent_index = -1;
+    l->transparent_index = -1;
     for (;;) {
         uint8_t introducer;
-        if (!read_byte(&c, &introducer)) return afi_fail(result, AFI_TRUNCATED, "GIF ends before its first image");
+        if (!read_byte(c, &introducer)) return afi_fail(result, AFI_TRUNCATED, "GIF ends before its first image");
         if (introducer == 0x3B) return afi_fail(result, AFI_CORRUPT, "GIF has no image");
         if (introducer == 0x21) {
             uint8_t label;
-            if (!read_byte(&c, &label)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
+            if (!read_byte(c, &label)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
             if (label == 0xF9) {
                 // Graphic control: size 4, packed flags, delay (2), transparent index, then a terminator.
                 uint8_t size, packed, index;
                 uint16_t delay;
-                if (!read_byte(&c, &size)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
+                if (!read_byte(c, &size)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
                 if (size != 4) return afi_fail(result, AFI_CORRUPT, "GIF graphic control block has a wrong size");
-                if (!read_byte(&c, &packed) || !read_u16(&c, &delay) || !read_byte(&c, &index)) {
+                if (!read_byte(c, &packed) || !read_u16(c, &delay) || !read_byte(c, &index)) {
                     return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
                 }
                 (void)delay;
-                transparent_index = (packed & 0x01) ? index : -1;
+                l->transparent_index = (packed & 0x01) ? index : -1;
             }
-            if (!skip_sub_blocks(&c)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
+            if (!skip_sub_blocks(c)) return afi_fail(result, AFI_TRUNCATED, "GIF extension ends early");
             continue;
         }
         if (introducer != 0x2C) return afi_fail(result, AFI_CORRUPT, "GIF has an unknown block");
         break;
     }
 
-    uint16_t left, top, width, height;
-    uint8_t image_flags, min_code_size;
-    if (!read_u16(&c, &left) || !read_u16(&c, &top) || !read_u16(&c, &width) || !read_u16(&c, &height) ||
-        !read_byte(&c, &image_flags)) {
+    if (!read_u16(c, &l->left) || !read_u16(c, &l->top) || !read_u16(c, &l->width) || !read_u16(c, &l->height) ||
+        !read_byte(c, &l->image_flags)) {
         return afi_fail(result, AFI_TRUNCATED, "GIF image descriptor ends early");
     }
-    if ((uint64_t)width * height > max_pixels) return afi_fail(result, AFI_TOO_LARGE, "GIF frame exceeds the pixel limit");
-    const uint8_t *palette = global_palette;
-    unsigned palette_size = global_size;
-    if (image_flags & 0x80) {
-        palette_size = 2u << (image_flags & 0x07);
+    uint32_t frame_right = (uint32_t)l->left + l->width, frame_bottom = (uint32_t)l->top + l->height;
+    l->canvas_width = frame_right > screen_width ? frame_right : screen_width;
+    l->canvas_height = frame_bottom > screen_height ? frame_bottom : screen_height;
+    result->width = l->canvas_width;
+    result->height = l->canvas_height;
+    if (l->canvas_width == 0 || l->canvas_height == 0) return afi_fail(result, AFI_CORRUPT, "GIF has an empty canvas");
+    return AFI_OK;
+}
+
+afi_status afi_gif_read_size(const uint8_t *data, size_t length, afi_result *result) {
+    gif_cursor c = { data, length, 0 };
+    gif_layout layout;
+    return gif_read_layout(&c, &layout, result);
+}
+
+afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+                          uint8_t **out_pixels, afi_result *result) {
+    *out_pixels = NULL;
+    gif_cursor c = { data, length, 0 };
+    gif_layout l;
+    afi_status status = gif_read_layout(&c, &l, result);
+    if (status != AFI_OK) return status;
+    // The canvas is what gets allocated, and what the error names.
+    if ((uint64_t)l.canvas_width * l.canvas_height > max_pixels) {
+        return afi_fail(result, AFI_TOO_LARGE, "GIF exceeds the pixel limit");
+    }
+    const uint8_t *palette = l.global_palette;
+    unsigned palette_size = l.global_size;
+    if (l.image_flags & 0x80) {
+        palette_size = 2u << (l.image_flags & 0x07);
         if (!skip(&c, (size_t)palette_size * 3)) return afi_fail(result, AFI_TRUNCATED, "GIF color table ends early");
         palette = data + c.offset - (size_t)palette_size * 3;
     }
-    if (!palette) return afi_fail(result, AFI_CORRUPT, "GIF has no color table");
+    uint8_t min_code_size;
     if (!read_byte(&c, &min_code_size)) return afi_fail(result, AFI_TRUNCATED, "GIF image data ends early");
-    if (min_code_size < 2 || min_code_size > 8) return afi_fail(result, AFI_CORRUPT, "GIF LZW code size out of range");
+    // 1 to 11 as browsers and Pillow accept (codes stay within 12 bits); 0 and 12 or more leave no room.
+    if (min_code_size < 1 || min_code_size > 11) return afi_fail(result, AFI_CORRUPT, "GIF LZW code size out of range");
 
     // Join the sub-blocks: the joined stream is never longer than the input.
     uint8_t *stream = malloc(length - c.offset + 1);
@@ -249,17 +283,17 @@ afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixel
         if (take < size) break;
     }
 
-    size_t canvas_bytes = (size_t)canvas_width * canvas_height * 4;
+    size_t canvas_bytes = (size_t)l.canvas_width * l.canvas_height * 4;
     uint8_t *canvas = afi_alloc_pixels(canvas_bytes);
     if (!canvas) { free(stream); return afi_fail(result, AFI_OUT_OF_MEMORY, "out of memory for the GIF pixels"); }
     memset(canvas, 0, canvas_bytes);   // outside the frame the canvas is transparent
     frame_target target = {
-        .canvas = canvas, .canvas_width = canvas_width, .canvas_height = canvas_height,
-        .left = left, .top = top, .width = width, .height = height,
-        .interlaced = (image_flags & 0x40) != 0, .palette = palette, .palette_size = palette_size,
-        .transparent_index = transparent_index, .written = 0,
+        .canvas = canvas, .canvas_width = l.canvas_width, .canvas_height = l.canvas_height,
+        .left = l.left, .top = l.top, .width = l.width, .height = l.height,
+        .interlaced = (l.image_flags & 0x40) != 0, .palette = palette, .palette_size = palette ? palette_size : 256,
+        .transparent_index = l.transparent_index, .written = 0,
     };
-    afi_status status = (width == 0 || height == 0) ? AFI_OK : decode_lzw(stream, stream_length, min_code_size, &target, result);
+    status = (l.width == 0 || l.height == 0) ? AFI_OK : decode_lzw(stream, stream_length, min_code_size, &target, result);
     free(stream);
     if (status != AFI_OK) { free(canvas); return status; }
     *out_pixels = canvas;

@@ -95,8 +95,13 @@ public enum ImageDecoder {
             guard Array(bytes[12..<16]) == Array("IHDR".utf8) else { throw .corrupt(format: .png, reason: "first chunk is not IHDR") }
             return PixelSize(width: bigEndian32(16), height: bigEndian32(20))
         case .gif:
-            guard bytes.count >= 10 else { throw .truncated(format: .gif, reason: "GIF header ends early") }
-            return PixelSize(width: Int(bytes[6]) | Int(bytes[7]) << 8, height: Int(bytes[8]) | Int(bytes[9]) << 8)
+            // The canvas, not the logical screen: a first frame larger than the screen grows it.
+            var result = afi_result()
+            let status = data.withUnsafeBytes { raw in
+                afi_gif_read_size(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, &result)
+            }
+            try check(status, result: result, format: .gif, limit: Int.max)
+            return PixelSize(width: Int(result.width), height: Int(result.height))
         case .jpeg:
             var result = afi_result()
             let status = data.withUnsafeBytes { raw in

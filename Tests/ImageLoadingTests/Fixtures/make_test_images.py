@@ -245,8 +245,10 @@ def sub_blocks(data):
 def gif_variant(name, canvas=(17, 13), frame=None, colors=16, transparent=None, interlaced=False,
                 local_table=False, second_frame=False, solid_runs=False, clear_when_full=True):
     rnd = Random(seed_of(name))
-    cw, ch = canvas
-    left, top, fw, fh = frame if frame else (0, 0, cw, ch)
+    sw, sh = canvas
+    left, top, fw, fh = frame if frame else (0, 0, sw, sh)
+    # A first frame reaching past the logical screen grows the canvas (as Blink decodes it).
+    cw, ch = max(sw, left + fw), max(sh, top + fh)
     depth_bits = max(1, (colors - 1).bit_length())
     table_size = 1 << depth_bits
     palette = [(rnd.next(256), rnd.next(256), rnd.next(256)) for _ in range(table_size)]
@@ -274,7 +276,7 @@ def gif_variant(name, canvas=(17, 13), frame=None, colors=16, transparent=None, 
     stream = [indices[y * fw + x] for y in order for x in range(fw)]
     min_code_size = max(2, depth_bits)
     flags = 0x70 | (depth_bits - 1)
-    data = b"GIF89a" + struct.pack("<HHBBB", cw, ch, (0x80 | flags) if not local_table else flags, 0, 0)
+    data = b"GIF89a" + struct.pack("<HHBBB", sw, sh, (0x80 | flags) if not local_table else flags, 0, 0)
     if not local_table:
         data += bytes(c for rgb in palette for c in rgb)
     data += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01\x00\x00\x00"          # an application extension to skip

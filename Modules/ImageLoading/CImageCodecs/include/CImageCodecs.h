@@ -50,8 +50,11 @@ afi_status afi_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixe
 /// Reads the encoded size of a JPEG from its header without decoding pixels.
 afi_status afi_jpeg_read_size(const uint8_t *data, size_t length, afi_result *result);
 
-/// Decodes the first frame of a GIF (87a/89a) onto its logical screen: pixels outside the frame and
-/// transparent-index pixels are (0,0,0,0).
+/// Decodes the first frame of a GIF (87a/89a) onto its canvas (the logical screen, grown to hold the
+/// frame): pixels outside the frame and transparent-index pixels are (0,0,0,0). LZW minimum code sizes
+/// 1 to 11; without any colour table index i is gray level i.
+/// The canvas size of a GIF without decoding pixels: its logical screen, grown to hold the first frame.
+afi_status afi_gif_read_size(const uint8_t *data, size_t length, afi_result *result);
 afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
                           uint8_t **out_pixels, afi_result *result);
 
