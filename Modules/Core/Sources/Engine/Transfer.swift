@@ -92,6 +92,8 @@ final class Transfer {
     private(set) var maximumRedirects = 16
     /// A lean-path task (``LeanSession``): no hooks, no progress reports, no response decision.
     private let isLean: Bool
+    /// A lean streamed body's consumer side: chunks go there, not into `body`.
+    private let bodyStream: LeanBodyStream?
     /// The credential the challenge handler gave, sent only to the origin it answered.
     var credential: BoundCredential?
     var authenticationFailures = 0
@@ -110,6 +112,7 @@ final class Transfer {
         self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         self.isDownload = task is SessionDownloadTask
         self.isLean = task.leanDelivery != nil
+        self.bodyStream = task.leanDelivery?.stream
         // A typical response's header lines fit: growing from empty would copy them several times.
         headerLines.reserveCapacity(512)
     }
@@ -136,7 +139,7 @@ final class Transfer {
         refusesInsecureRedirects = pinsServerTrust
         followsRedirectsManually = !isLean && events.followsRedirectsManually
         wantsReceivedData = !isLean && events.wantsReceivedData
-        keepsReceivedBody = isLean || events.keepsReceivedBody
+        keepsReceivedBody = isLean ? bodyStream == nil : events.keepsReceivedBody
         maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
@@ -535,7 +538,10 @@ final class Transfer {
             state.countOfBytesReceived = resumeOffset
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
-        if isLean { return true }
+        if isLean {
+            if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
+            return true
+        }
         switch events.transferDidReceiveResponse(task, statusCode: statusCode) {
         case .allow: return true
         case .cancel: return false
@@ -601,6 +607,13 @@ final class Transfer {
                     return 0
                 }
                 offset += written
+            }
+        } else if let bodyStream {
+            guard bodyStream.offer(bytes) else {
+                // The consumer lags: libcurl keeps these bytes and offers them again once it catches up.
+                receivedBodyBytes -= Int64(bytes.count)
+                userPaused = true
+                return afc_writefunc_pause
             }
         } else {
             if keepsReceivedBody { body.append(bytes.assumingMemoryBound(to: UInt8.self)) }

@@ -6,8 +6,11 @@ import FoundationNetworking
 /// Where a lean task's end goes: the waiting caller's continuation, resumed from the engine thread.
 final class LeanDelivery: Sendable {
     private let deliver: @Sendable (SessionTask, TransferOutcome) -> Void
+    /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)``); nil: the body is collected.
+    let stream: LeanBodyStream?
 
-    init(_ deliver: @escaping @Sendable (SessionTask, TransferOutcome) -> Void) {
+    init(stream: LeanBodyStream? = nil, _ deliver: @escaping @Sendable (SessionTask, TransferOutcome) -> Void) {
+        self.stream = stream
         self.deliver = deliver
     }
 

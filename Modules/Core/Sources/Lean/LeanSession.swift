@@ -48,6 +48,37 @@ public struct LeanSession: Sendable {
         return (file, try response(of: outcome))
     }
 
+    /// Starts a GET (or `request`'s method) and returns once the final response's head arrived, with its
+    /// body as an `AsyncSequence` of chunks that arrive while you read them (streaming APIs, server-sent
+    /// events, bodies larger than memory).
+    ///
+    /// At most about `bufferSize` bytes wait for you (default 1 MiB); past that the transfer pauses until
+    /// you read half of them, so a slow reader keeps memory flat and is not timed out as idle. The body
+    /// is not bounded by ``TransferLimits/maximumBodySize`` (nothing is held). Authentication challenges
+    /// are not answered on this path: a 401 is the response.
+    ///
+    /// - Throws: the transfer's error when it fails before the head (URLError codes as ``data(for:)``);
+    ///   `CancellationError`-like -999 when the calling task is cancelled. Errors after the head are
+    ///   thrown by the sequence's `next()`. Dropping the sequence, or cancelling the reading task, cancels
+    ///   the transfer.
+    public func bytes(for request: URLRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPURLResponse) {
+        let stream = LeanBodyStream(bufferSize: bufferSize)
+        let consumer = LeanBodyConsumer(stream)
+        let delivery = LeanDelivery(stream: stream) { task, outcome in
+            stream.finish(task, error: outcome.error)
+        }
+        let task = SessionDataTask(identifier: manager.nextIdentifier(), request: request, bodySource: nil,
+                                   controller: manager.leanController, leanDelivery: delivery)
+        stream.attach(task)
+        task.resume()
+        let response = try await withTaskCancellationHandler {
+            try await stream.response()
+        } onCancel: {
+            task.cancel()
+        }
+        return (LeanResponseBody(consumer: consumer), response)
+    }
+
     private func response(of outcome: Outcome) throws -> HTTPURLResponse {
         guard let response = outcome.task.response as? HTTPURLResponse else {
             throw CurlErrorMapping.error(.badServerResponse, url: outcome.task.originalRequest?.url)

@@ -116,6 +116,8 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer {
         var disposition = URLSession.AuthChallengeDisposition.performDefaultHandling
         var credential: URLCredential?
+        // A streamed body has already handed its 401 to the caller: no second attempt can follow it.
+        if task.leanDelivery?.stream != nil { return .completeWithResponse }
         // The lean path has no hooks: only the configuration's credential storage answers.
         if task.leanDelivery == nil, let handler = currentHooks.value.authenticationChallengeHandler {
             (disposition, credential) = handler(task, challenge)

@@ -1,0 +1,98 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import AFCore
+
+@Suite("Lean path: bytes(for:) streams the body with backpressure")
+struct LeanBytesTests {
+    @Test func theBodyArrivesInOrderAfterTheHead() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (body, response) = try await manager.session.bytes(for: URLRequest(url: sharedServer.url("/bytes/300000")))
+        #expect(response.statusCode == 200)
+        #expect(response.expectedContentLength == 300_000)
+        var received = Data()
+        for try await chunk in body { received.append(chunk) }
+        #expect(received == LoopbackServer.pattern(300_000))
+
+        let (missingBody, missing) = try await manager.session.bytes(for: URLRequest(url: sharedServer.url("/status/404")))
+        #expect(missing.statusCode == 404)
+        var missingCount = 0
+        for try await chunk in missingBody { missingCount += chunk.count }
+        #expect(missingCount == 0)
+    }
+
+    @Test func aSlowConsumerPausesTheTransferAndKeepsTheBufferBounded() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let size = 8_000_000, bound = 64 * 1024
+        let (body, _) = try await manager.session.bytes(for: URLRequest(url: sharedServer.url("/bytes/\(size)")),
+                                                        bufferSize: bound)
+        var received = Data()
+        var chunks = 0
+        for try await chunk in body {
+            received.append(chunk)
+            chunks += 1
+            // A slow reader for a while: the engine must stop reading instead of buffering.
+            if chunks <= 40 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        #expect(received == LoopbackServer.pattern(size))
+        let backpressure = body.consumer.stream.backpressure
+        // One chunk (libcurl's 64 KiB buffer at most) may land on a full buffer's last free byte.
+        #expect(backpressure.peakBufferedBytes <= bound + 64 * 1024)
+        #expect(backpressure.pauses > 0)
+    }
+
+    @Test func cancellingTheReaderCancelsTheTransfer() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (body, _) = try await manager.session.bytes(for: URLRequest(url: sharedServer.url("/slow/4000000")))
+        let reader = Task { () -> (bytes: Int, code: Int?) in
+            var iterator = body.makeAsyncIterator()
+            var bytes = 0
+            do {
+                while let chunk = try await iterator.next() {
+                    bytes += chunk.count
+                    withUnsafeCurrentTask { $0?.cancel() }  // stop reading after the first chunk
+                }
+                return (bytes, nil)
+            } catch {
+                return (bytes, (error as? URLError)?.errorCode)
+            }
+        }
+        let outcome = await reader.value
+        #expect(outcome.bytes > 0 && outcome.bytes < 4_000_000)
+        #expect(outcome.code == NSURLErrorCancelled)
+    }
+
+    @Test func anErrorAfterTheFirstChunkComesAfterThatChunk() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        // 100 of 1,000 announced bytes, then the connection closes.
+        let (body, response) = try await manager.session.bytes(for: URLRequest(url: sharedServer.url("/drop")))
+        #expect(response.statusCode == 200)
+        var iterator = body.makeAsyncIterator()
+        var received = Data()
+        var failure: URLError?
+        do {
+            while let chunk = try await iterator.next() { received.append(chunk) }
+        } catch {
+            failure = error as? URLError
+        }
+        #expect(received == LoopbackServer.pattern(100))
+        #expect(failure?.errorCode == NSURLErrorNetworkConnectionLost)
+        // After the error the sequence is over.
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test func aFailureBeforeTheHeadIsThrownByBytes() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var request = URLRequest(url: URL(string: "ftp://127.0.0.1/file")!)
+        request.timeoutInterval = 5
+        let error = try await #require(throws: URLError.self) { try await manager.session.bytes(for: request) }
+        #expect(error.errorCode == NSURLErrorUnsupportedURL)
+    }
+}
