@@ -34,6 +34,15 @@ import Testing
         let show = try await manager.get("json", as: Slideshow.self)
         #expect(show.slideshow.title == "Sample Slide Show")
 
+        // README: "URLSession's async API on the same engine"
+        let (data, httpResponse) = try await manager.session.data(for: URLRequest(url: baseURL.appendingPathComponent("bytes/64")))
+        #expect(data.count == 64 && httpResponse.statusCode == 200)
+        let (body, head) = try await manager.session.bytes(for: URLRequest(url: baseURL.appendingPathComponent("stream/5")))
+        var streamedLines = 0
+        for try await chunk in body { streamedLines += chunk.filter { $0 == 0x0A }.count }
+        #expect(head.statusCode == 200)
+        #expect(streamedLines == 5)
+
         // README: "Multipart upload, streamed from disk"
         let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(getpid()).txt")
         try Data("avatar bytes".utf8).write(to: fileURL)
