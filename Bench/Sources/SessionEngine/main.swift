@@ -1,4 +1,5 @@
 import AFNetworking
+import BenchCurl
 import BenchSupport
 import Dispatch
 import Foundation
@@ -44,7 +45,10 @@ let fileURL = server.url("/1g.bin")
 // MARK: Measuring helpers
 
 /// Resets this process's peak RSS (VmHWM) so the next workload's peak is its own.
+/// In-process rows share one heap: freed memory goes back to the system first (malloc_trim), so a row's
+/// peak is its own plus what is still live, not what earlier rows left in the allocator.
 func resetPeakRSS() {
+    bench_release_free_memory()
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
@@ -352,10 +356,7 @@ func runWidth(_ width: Int, http2: Bool) {
     record(workload, foundation, seconds: urlSession.seconds, requests: count, rss: urlSession.rss, cpu: urlSession.cpu)
 }
 
-for width in widths { runWidth(width, http2: false) }
-if let widest = widths.max(), widest > 1 { runWidth(widest, http2: true) }
-
-// MARK: Bulk transfers
+// MARK: Bulk transfers (first, so no earlier workload's heap hides their peak)
 
 func oursMemory(_ manager: URLSessionManager) -> Double {
     let done = DispatchSemaphore(value: 0)
@@ -434,6 +435,9 @@ if environment["SESSION_ENGINE_SKIP_TRANSFERS"] != "1" {
     manager.invalidateSession(cancelingTasks: true)
     session.invalidateAndCancel()
 }
+
+for width in widths { runWidth(width, http2: false) }
+if let widest = widths.max(), widest > 1 { runWidth(widest, http2: true) }
 
 printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
            rows: rows, ratios: [RatioColumn("x best C", baselines: [cPerform, cEpoll]),

@@ -1,4 +1,7 @@
 #include "BenchCurl.h"
+#include <malloc.h>
+
+void bench_release_free_memory(void) { malloc_trim(0); }
 
 void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca) {
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write);

@@ -12,6 +12,8 @@ void bench_easy_set_url(CURL *easy, const char *url);
 void bench_easy_set_context(CURL *easy, void *context);
 void *bench_easy_context(CURL *easy);
 void bench_multi_allow_connections(CURLM *multi, long connections);
+/// Returns freed heap memory to the system (glibc's malloc_trim, which Swift's Glibc module leaves out).
+void bench_release_free_memory(void);
 /// The next finished transfer's handle and result, or NULL when none is left.
 CURL *bench_multi_next_done(CURLM *multi, CURLcode *result);
 #endif
