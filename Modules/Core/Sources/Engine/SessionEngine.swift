@@ -41,6 +41,9 @@ final class SessionEngine: @unchecked Sendable {
     private let inbox = Protected(Inbox())
     let trustContext = ServerTrustContext()
 
+    /// The engine thread, asserted wherever the state below is touched (debug builds).
+    let confinement = ThreadConfinement()
+
     // Engine thread only
     private var transfersByTask: [ObjectIdentifier: Transfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
@@ -121,6 +124,7 @@ final class SessionEngine: @unchecked Sendable {
     // MARK: The loop (engine thread)
 
     private func run() {
+        confinement.claim()
         while true {
             let commands = inbox.withLock { inbox -> [Command] in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
@@ -153,6 +157,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func handle(_ command: Command) {
+        confinement.assertOnOwner("an engine command")
         switch command {
         case .start(let task):
             if invalidating && cancelOnInvalidate {
@@ -230,7 +235,9 @@ final class SessionEngine: @unchecked Sendable {
             task.updateStorage { $0.state = .completed }
             return
         }
-        let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle())
+        confinement.assertOnOwner("starting a transfer")
+        let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
+                                confinement: confinement)
         if task.bodySource != nil {
             // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
             // allocating this closure.
@@ -299,6 +306,7 @@ final class SessionEngine: @unchecked Sendable {
     // MARK: Completion
 
     private func finish(_ transfer: Transfer, code: CURLcode) {
+        confinement.assertOnOwner("finishing a transfer")
         curl_multi_remove_handle(multi, transfer.handle)
         transfersByHandle[transfer.handle] = nil
         throttleTimers.removeAll { $0.transfer === transfer }

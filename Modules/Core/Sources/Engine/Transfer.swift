@@ -92,6 +92,8 @@ final class Transfer {
     private(set) var maximumRedirects = 16
     /// A lean-path task (``LeanSession``): no hooks, no progress reports, no response decision.
     private let isLean: Bool
+    /// The engine thread every callback must run on (asserted in debug builds).
+    private let confinement: ThreadConfinement
     /// A lean streamed body's consumer side: chunks go there, not into `body`.
     private let bodyStream: LeanBodyStream?
     /// The credential the challenge handler gave, sent only to the origin it answered.
@@ -103,7 +105,8 @@ final class Transfer {
     let startDate = Date()
 
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
-         handle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
+         handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement) {
+        self.confinement = confinement
         self.task = task
         self.events = events
         self.settings = settings
@@ -395,6 +398,7 @@ final class Transfer {
 
     /// Parses one header line in place (the hot path of small requests: no Foundation string calls).
     fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        confinement.assertOnOwner("libcurl's header callback")
         var length = line.count
         headerBytes += length
         if headerBytes > limits.maximumHeaderSize {
@@ -588,6 +592,7 @@ final class Transfer {
     }
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        confinement.assertOnOwner("libcurl's write callback")
         if task.isCancelRequested { return 0 }
         if userPaused { return afc_writefunc_pause }
         receivedBodyBytes += Int64(bytes.count)
@@ -623,6 +628,7 @@ final class Transfer {
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        confinement.assertOnOwner("libcurl's read callback")
         if task.isCancelRequested { return afc_readfunc_abort }
         if userPaused { return afc_readfunc_pause }
         guard let reader else { return 0 }
@@ -674,6 +680,7 @@ final class Transfer {
     }
 
     fileprivate func progress(downloaded: Int64, uploaded: Int64) -> Bool {
+        confinement.assertOnOwner("libcurl's progress callback")
         if task.isCancelRequested { return false }
         let received = downloaded + resumeOffset
         guard received != lastReceived || uploaded != lastSent else { return idleTimeout == 0 || !idleTimeExpired() }
