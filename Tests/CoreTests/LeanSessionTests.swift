@@ -109,6 +109,25 @@ struct LeanSessionTests {
             try await manager.session.data(for: URLRequest(url: sharedServer.url("/bytes/1")))
         }) == .cancelled)
     }
+
+    @Test func fourThousandConcurrentRequestsCompleteAndLeaveNoDescriptorsBehind() async {
+        let manager = makeManager()
+        let warmup = try? await manager.session.data(for: URLRequest(url: sharedServer.url("/bytes/1")))
+        #expect(warmup?.0.count == 1)
+        let before = openDescriptorCount()
+        // 4,096 at once, admitted six connections at a time (URLSessionConfiguration's default per host).
+        let bodies = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4_096 {
+                group.addTask { (try? await manager.session.data(for: URLRequest(url: sharedServer.url("/bytes/100"))))?.0.count ?? -1 }
+            }
+            var sizes: [Int: Int] = [:]
+            for await size in group { sizes[size, default: 0] += 1 }
+            return sizes
+        }
+        #expect(bodies == [100: 4_096])
+        manager.invalidateSession(cancelingTasks: true)
+        #expect(await eventually { openDescriptorCount() <= before + 2 })
+    }
 }
 
 /// The URLError code `body` failed with (nil when it did not fail with a URLError).
@@ -119,4 +138,5 @@ private func failure<Value>(of body: () async throws -> Value) async -> URLError
     } catch {
         return (error as? URLError)?.code
     }
+
 }
