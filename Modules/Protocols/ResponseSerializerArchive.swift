@@ -72,6 +72,7 @@ public struct ArchivedResponseSerializer: Codable, Sendable {
         try container.decode(T.self, forKey: .value)
     }
 
+    /// Writes the type's archive name and the serializer's own encoding.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type(of: serializer).archiveName, forKey: .type)

@@ -35,6 +35,7 @@ public struct CompoundResponseSerializer: ResponseValidating {
 }
 
 extension CompoundResponseSerializer: ArchivableResponseSerializer {
+    /// `"compound"` in archives (``ResponseSerializerArchive``).
     public static var archiveName: String { "compound" }
 
     /// This module's serializers, allowed in archives before any was encoded in this process.

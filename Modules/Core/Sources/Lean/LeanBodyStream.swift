@@ -16,17 +16,22 @@ import FoundationNetworking
 ///
 /// Threading: `Sendable`; one consumer at a time.
 public struct LeanResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as libcurl delivered it.
     public typealias Element = Data
+    /// The transfer's error (a URLError) after the chunks before it.
     public typealias Failure = any Error
 
     let consumer: LeanBodyConsumer
 
+    /// The iterator; make one per sequence (the chunks are taken, not replayed).
     public func makeAsyncIterator() -> Iterator { Iterator(consumer: consumer) }
 
     /// Takes the chunks in order; `nil` after the last one.
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: LeanBodyConsumer
 
+        /// The next chunk, nil after the last; throws the transfer's error once the chunks before it
+        /// were taken. Cancelling the calling task cancels the transfer.
         public mutating func next() async throws -> Data? {
             try await consumer.stream.next()
         }
