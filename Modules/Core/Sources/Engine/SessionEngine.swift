@@ -315,8 +315,7 @@ final class SessionEngine: @unchecked Sendable {
         let metrics = collectMetrics(transfer)
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
-        if !cancelled && code == CURLE_OK, let head = transfer.lastHead,
-           Transfer.isRedirect(head.statusCode) || head.statusCode == 401, let response = head.response,
+        if !cancelled && code == CURLE_OK, transfer.machine.mayRetry, let response = transfer.machine.lastHead?.response,
            retry(transfer, after: response) {
             return
         }
@@ -337,7 +336,7 @@ final class SessionEngine: @unchecked Sendable {
             let host = transfer.request.url?.host ?? ""
             let trust = trustContext.takeRejection(for: host)
             outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.request.url, host: host, trust: trust)
-        } else if code == CURLE_OUT_OF_MEMORY && transfer.finalHead == nil {
+        } else if code == CURLE_OUT_OF_MEMORY && transfer.machine.finalHead == nil {
             // libcurl 7.88 reports a header line over its 100 KiB bound as "Out of memory".
             outcome.error = CurlErrorMapping.error(
                 .cannotParseResponse, url: transfer.request.url,
@@ -346,7 +345,7 @@ final class SessionEngine: @unchecked Sendable {
             var detail: String?
             if let message = curl_easy_strerror(code) { detail = String(cString: message) }
             outcome.error = CurlErrorMapping.error(for: code, url: transfer.request.url, detail: detail)
-        } else if transfer.finalHead == nil {
+        } else if transfer.machine.finalHead == nil {
             outcome.error = CurlErrorMapping.error(.badServerResponse, url: transfer.request.url)
         }
 
@@ -410,67 +409,39 @@ final class SessionEngine: @unchecked Sendable {
     /// transfer was restarted.
     private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
         guard let events else { return false }
-        let status = response.statusCode
-        if events.followsRedirectsManually, Transfer.isRedirect(status),
-           let location = response.value(forHTTPHeaderField: "Location"),
-           let target = URL(string: location, relativeTo: response.url ?? transfer.request.url)?.absoluteURL {
-            guard transfer.redirectCount < transfer.maximumRedirects else {
-                transfer.tooManyRedirects = true
-                return false
-            }
-            let current = transfer.request.url ?? target
-            if let refused = RedirectRules.refusal(from: current, to: target,
-                                                   refusesDowngrade: transfer.refusesInsecureRedirects) {
-                transfer.refuse(refused, url: target)
-                return false
-            }
-            var proposed = RedirectRules.proposedRequest(transfer.request, to: target)
-            let method = (proposed.httpMethod ?? "GET").uppercased()
-            if status == 303 || ((status == 301 || status == 302) && method == "POST") {
-                if method != "HEAD" { proposed.httpMethod = "GET" }
-                proposed.httpBody = nil
-                proposed.setValue(nil, forHTTPHeaderField: "Content-Type")
-                proposed.setValue(nil, forHTTPHeaderField: "Content-Length")
-            }
+        switch transfer.machine.redirect(after: response, of: transfer.request) {
+        case .none: break
+        case .tooManyRedirects:
+            transfer.tooManyRedirects = true
+            return false
+        case .refuse(let refusal):
+            transfer.refuse(refusal.code, url: refusal.url, description: refusal.description)
+            return false
+        case .propose(let proposed):
             guard let next = events.transfer(transfer.task, willPerformRedirection: response, newRequest: proposed) else {
                 return false
             }
-            // The hook's request obeys the same rules (a non-http URL fails in configure with -1002).
-            if let chosen = next.url, RedirectRules.isAllowedScheme(chosen),
-               let refused = RedirectRules.refusal(from: current, to: chosen,
-                                                   refusesDowngrade: transfer.refusesInsecureRedirects) {
-                transfer.refuse(refused, url: chosen)
+            if let refusal = transfer.machine.redirectChosen(next, from: transfer.request) {
+                transfer.refuse(refusal.code, url: refusal.url, description: refusal.description)
                 return false
             }
-            transfer.redirectCount += 1
             transfer.request = next
             transfer.task.updateStorage { $0.currentRequest = next }
             restart(transfer)
             return true
         }
-        if status == 401, transfer.authenticationFailures < 8,
-           let space = HTTPAuthenticationChallenge(response: response, previousFailureCount: 0,
-                                                   proposedCredential: nil)?.protectionSpace {
-            // A credential is proposed, and its failures counted, only for the space it answered: another
-            // origin's or realm's challenge is new to the handler.
-            let bound = transfer.credential.flatMap { $0.answers(space) ? $0 : nil }
-            guard let challenge = HTTPAuthenticationChallenge(
-                response: response, previousFailureCount: bound == nil ? 0 : transfer.authenticationFailures,
-                proposedCredential: bound?.credential) else { return false }
-            switch events.transfer(transfer.task, didReceive: challenge) {
-            case .useCredential(let credential):
-                transfer.authenticationFailures += 1
-                transfer.credential = BoundCredential(credential, for: challenge.protectionSpace)
-                restart(transfer)
-                return true
-            case .completeWithResponse:
-                return false
-            case .cancel:
-                transfer.task.cancel()
-                return false
-            }
+        guard let challenge = transfer.machine.challenge(after: response) else { return false }
+        switch events.transfer(transfer.task, didReceive: challenge) {
+        case .useCredential(let credential):
+            transfer.machine.credentialChosen(credential, for: challenge)
+            restart(transfer)
+            return true
+        case .completeWithResponse:
+            return false
+        case .cancel:
+            transfer.task.cancel()
+            return false
         }
-        return false
     }
 
     private func restart(_ transfer: Transfer) {
@@ -507,7 +478,7 @@ final class SessionEngine: @unchecked Sendable {
         }
         return SessionTaskMetrics(
             taskInterval: DateInterval(start: transfer.startDate, end: max(transfer.startDate, Date())),
-            redirectCount: long(CURLINFO_REDIRECT_COUNT) + transfer.redirectCount,
+            redirectCount: long(CURLINFO_REDIRECT_COUNT) + transfer.machine.redirectCount,
             domainLookupDuration: seconds(CURLINFO_NAMELOOKUP_TIME_T),
             connectDuration: seconds(CURLINFO_CONNECT_TIME_T),
             secureConnectionDuration: seconds(CURLINFO_APPCONNECT_TIME_T),
@@ -520,7 +491,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func resumeData(for transfer: Transfer) -> Data? {
-        guard let file = transfer.downloadFile, let response = transfer.finalHead?.response,
+        guard let file = transfer.downloadFile, let response = transfer.machine.finalHead?.response,
               let url = response.url ?? transfer.request.url else { return nil }
         let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         guard let validator else { return nil }

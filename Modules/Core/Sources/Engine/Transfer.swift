@@ -25,52 +25,24 @@ final class Transfer {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var reader: (any BodyReader)?
 
-    // Response assembly
-    private var statusCode = 0
-    private var httpVersion = "HTTP/1.1"
-    /// The block's header lines, copied as they arrive ("Name: value\n"); ResponseHead parses them later.
-    private var headerLines: [UInt8] = []
-    private var setCookieLines: [String] = []
-    private var locationHeader: String?
-    private var authenticateHeader: String?
-    private var contentRangeHeader: String?
-    /// Header bytes received over every block of this attempt (bounded by `limits.maximumHeaderSize`).
-    private var headerBytes = 0
-    private(set) var finalHead: ResponseHead?
-    /// The response of the last header block, final or not (for redirects and challenges).
-    private(set) var lastHead: ResponseHead?
+    /// The response decisions: head parsing, redirects, challenges, resume validation, bounds, idle timer
+    /// (the engine feeds it the retry events after an attempt).
+    var machine = ResponseStateMachine()
     /// A response arrived over HTTP/2 or HTTP/3 (the connection multiplexes) and the engine has not acted
     /// on it yet (it clears the flag).
     var announcesMultiplexing = false
-    private var digestChallengeSeen = false
     /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
     private var requestURLString = ""
 
     // Body sinks
     var body = Data()
     private var isDownload: Bool
-    private(set) var downloadFile: URL?
-    private var downloadDescriptor: Int32 = -1
-    private var resumeOffset: Int64 = 0
+    private var downloadSink = DownloadFileSink()
     private var writeFailed = false
-    /// Body bytes of the current response block received so far (for the size limits).
-    private var receivedBodyBytes: Int64 = 0
-    /// A resumed download got a redirect or challenge: its body is not part of the file.
-    private var discardsBlockBody = false
 
-    // Bounds and refusals
-    /// The bounds in force for this attempt (the task's own, else the session's).
-    private var limits = TransferLimits()
     /// Why a check of ours ended the transfer (a bound crossed, a redirect refused, a range that does
     /// not continue the file); the engine reports it instead of libcurl's result.
     private(set) var refusal: URLError?
-    /// A pinning policy is in force: an https request is never redirected to http.
-    private(set) var refusesInsecureRedirects = false
-    /// The idle timeout in nanoseconds (0: none) and the last time a byte moved.
-    private var idleTimeout: UInt64 = 0
-    private var lastActivity: UInt64 = 0
-    /// The request is HEAD: its Content-Length describes a body that never comes.
-    private var isHeadRequest = false
 
     // Progress and control
     private var lastSent: Int64 = 0
@@ -86,20 +58,13 @@ final class Transfer {
         didSet { if userPaused { wasPaused = true } }
     }
     /// Hook presence, read once per attempt (the callbacks run often).
-    private var followsRedirectsManually = false
     private var wantsReceivedData = false
-    private var keepsReceivedBody = true
-    private(set) var maximumRedirects = 16
     /// A lean-path task (``LeanSession``): no hooks, no progress reports, no response decision.
     private let isLean: Bool
     /// The engine thread every callback must run on (asserted in debug builds).
     private let confinement: ThreadConfinement
     /// A lean streamed body's consumer side: chunks go there, not into `body`.
     private let bodyStream: LeanBodyStream?
-    /// The credential the challenge handler gave, sent only to the origin it answered.
-    var credential: BoundCredential?
-    var authenticationFailures = 0
-    var redirectCount = 0
     /// A manually followed redirect chain hit the limit.
     var tooManyRedirects = false
     let startDate = Date()
@@ -116,8 +81,6 @@ final class Transfer {
         self.isDownload = task is SessionDownloadTask
         self.isLean = task.leanDelivery != nil
         self.bodyStream = task.leanDelivery?.stream
-        // A typical response's header lines fit: growing from empty would copy them several times.
-        headerLines.reserveCapacity(512)
     }
 
     var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -138,24 +101,23 @@ final class Transfer {
         try InvalidRequestError.check(request)
         if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
-        limits = task.transferLimits ?? events.transferLimits
-        refusesInsecureRedirects = pinsServerTrust
-        followsRedirectsManually = !isLean && events.followsRedirectsManually
         wantsReceivedData = !isLean && events.wantsReceivedData
-        keepsReceivedBody = isLean ? bodyStream == nil : events.keepsReceivedBody
-        maximumRedirects = events.maximumRedirects
         let handle = self.handle
         let me = unmanagedSelf
         let fields = request.allHTTPHeaderFields ?? [:]
         let fieldNames = fields.isEmpty ? [] : Set(fields.keys.map { $0.lowercased() })
         let method = request.httpMethod?.uppercased() ?? "GET"
-        isHeadRequest = method == "HEAD"
         let installsTrustHook = trustContext != nil && scheme == "https"
-        let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil && credential == nil
-            && !installsTrustHook
-        let options = transferOptions(fieldNames: fieldNames)
-        idleTimeout = options.idleTimeoutMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0
-        lastActivity = DispatchTime.now().uptimeNanoseconds
+        let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
+            && machine.credential == nil && !installsTrustHook
+        let options = transferOptions(fieldNames: fieldNames, followsRedirectsManually: !isLean && events.followsRedirectsManually)
+        machine.startAttempt(ResponseStateMachine.Configuration(
+            limits: task.transferLimits ?? events.transferLimits,
+            followsRedirectsManually: options.followsRedirectsManually, refusesInsecureRedirects: pinsServerTrust,
+            maximumRedirects: options.maximumRedirects, isDownload: isDownload,
+            keepsBody: isLean ? bodyStream == nil : events.keepsReceivedBody, isHeadRequest: method == "HEAD",
+            idleTimeout: options.idleTimeoutMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0),
+            now: DispatchTime.now().uptimeNanoseconds)
         let reusesHandle = isPlain && handleState == .plain(options)
         if !reusesHandle && handleState != .fresh {
             curl_easy_reset(handle)
@@ -222,7 +184,7 @@ final class Transfer {
         try configureMethodAndBody(method: method)
         if isDownload { try openDownloadFile() }
         configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
-        if let credential, credential.applies(to: url), let user = credential.credential.user {
+        if let credential = machine.credential, credential.applies(to: url), let user = credential.credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.credential.password ?? "")
             afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
@@ -235,7 +197,7 @@ final class Transfer {
 
     /// The options that depend on the session and the request. `fieldNames`: the request's header names,
     /// lowercased.
-    private func transferOptions(fieldNames: Set<String>) -> PlainTransferOptions {
+    private func transferOptions(fieldNames: Set<String>, followsRedirectsManually: Bool) -> PlainTransferOptions {
         // The request's interval when it set one (60 s is URLRequest's default), else the session's.
         let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
             : settings.requestTimeout
@@ -243,10 +205,10 @@ final class Transfer {
         return PlainTransferOptions(
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
-            followsRedirectsManually: followsRedirectsManually, maximumRedirects: maximumRedirects,
+            followsRedirectsManually: followsRedirectsManually, maximumRedirects: events.maximumRedirects,
             httpVersion: events.httpVersion, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
-            decodesContent: !fieldNames.contains("accept-encoding")
-                && !settings.additionalHeaderNames.contains("accept-encoding"))
+            decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
+                                                                sessionHeaderNames: settings.additionalHeaderNames))
     }
 
     private func configureMethodAndBody(method: String) throws {
@@ -296,8 +258,8 @@ final class Transfer {
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
             list = curl_slist_append(list, "Cookie: \(cookieHeader)")
         }
-        if let resume = task.resumeState, resumeOffset > 0, !sent("range") {
-            list = curl_slist_append(list, "Range: bytes=\(resumeOffset)-")
+        if let resume = task.resumeState, machine.resumeOffset > 0, !sent("range") {
+            list = curl_slist_append(list, "Range: bytes=\(machine.resumeOffset)-")
             list = curl_slist_append(list, "If-Range: \(resume.validator)")
         }
         if list == nil {
@@ -318,36 +280,15 @@ final class Transfer {
         return list
     }()
 
-    /// Opens the file the body goes to: the resumed partial file (checked: see
-    /// ``DownloadResumeState/openPartialFile(in:)``) or a new one in the download directory. On a retry
-    /// (redirect or authentication) the open file is cut back to what the download already holds.
+    /// Opens the file the body goes to (see ``DownloadFileSink``). On a retry (redirect or authentication)
+    /// the open file is cut back to what the download already holds.
     private func openDownloadFile() throws {
-        if downloadDescriptor >= 0 {
-            _ = ftruncate(downloadDescriptor, off_t(resumeOffset))
-            _ = lseek(downloadDescriptor, off_t(resumeOffset), SEEK_SET)
+        if downloadSink.isOpen {
+            downloadSink.truncate(to: machine.resumeOffset)
             return
         }
-        guard let directory = DownloadDirectory.prepared() else {
-            throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
-        }
-        if let resume = task.resumeState {
-            switch resume.openPartialFile(in: directory) {
-            case .success(let file):
-                downloadDescriptor = file.descriptor
-                downloadFile = file.url
-                resumeOffset = resume.bytesReceived
-                return
-            case .failure(let problem):
-                throw CurlErrorMapping.error(.cannotOpenFile, url: request.url, description: problem.errorDescription,
-                                             extra: [NSUnderlyingErrorKey: problem])
-            }
-        }
-        let path = directory + "/" + DownloadDirectory.newFileName()
-        downloadDescriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard downloadDescriptor >= 0 else {
-            throw CurlErrorMapping.error(.cannotCreateFile, url: request.url)
-        }
-        downloadFile = URL(fileURLWithPath: path)
+        let held = try downloadSink.open(resuming: task.resumeState, failingURL: request.url)
+        if held > 0 { machine.resumesDownload(at: held) }
     }
 
     // MARK: Teardown
@@ -361,9 +302,11 @@ final class Transfer {
     }
 
     func closeDownloadFile() {
-        if downloadDescriptor >= 0 { close(downloadDescriptor) }
-        downloadDescriptor = -1
+        downloadSink.close()
     }
+
+    /// The download's file, once opened.
+    var downloadFile: URL? { downloadSink.url }
 
     /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
     func replaceHandle(with newHandle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
@@ -375,17 +318,12 @@ final class Transfer {
     }
 
     private func resetResponse() {
-        beginHeaderBlock()
-        finalHead = nil
-        lastHead = nil
         body.removeAll(keepingCapacity: false)
         lastSent = 0
         lastReceived = 0
         reportedSent = 0
         reportedReceived = 0
         lastReportTime = 0
-        digestChallengeSeen = false
-        headerBytes = 0
         refusal = nil
     }
 
@@ -394,159 +332,60 @@ final class Transfer {
         refusal = CurlErrorMapping.error(code, url: url ?? request.url, description: description)
     }
 
+    private func refuse(_ refusal: ResponseStateMachine.Refusal) {
+        refuse(refusal.code, url: refusal.url, description: refusal.description)
+    }
+
     // MARK: Callbacks (engine thread)
 
-    /// Parses one header line in place (the hot path of small requests: no Foundation string calls).
     fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         confinement.assertOnOwner("libcurl's header callback")
-        var length = line.count
-        headerBytes += length
-        if headerBytes > limits.maximumHeaderSize {
-            refuse(.cannotParseResponse, description: "The response's header lines exceed "
-                   + "\(limits.maximumHeaderSize) bytes (TransferLimits.maximumHeaderSize).")
+        let now = machine.configuration.idleTimeout > 0 ? DispatchTime.now().uptimeNanoseconds : 0
+        switch machine.receivedHeaderLine(line, now: now) {
+        case .proceed: return true
+        case .refuse(let refusal):
+            refuse(refusal)
             return false
+        case .blockEnded: return headersEnded()
         }
-        while length > 0, line[length - 1] == 0x0D || line[length - 1] == 0x0A { length -= 1 }
-        if length == 0 { return headersEnded() }
-        let bytes = UnsafeRawBufferPointer(rebasing: line[0..<length])
-        if length >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {
-            // "HTTP/": a new header block (after a redirect, a 100 Continue, or an authentication round).
-            beginHeaderBlock()
-            if idleTimeout > 0 { lastActivity = DispatchTime.now().uptimeNanoseconds }
-            var index = 0
-            while index < length, bytes[index] != 0x20 { index += 1 }
-            httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self)
-            while index < length, bytes[index] == 0x20 { index += 1 }
-            var code = 0
-            while index < length, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-                code = code * 10 + Int(bytes[index] - 0x30)
-                index += 1
-            }
-            statusCode = code
-            return true
-        }
-        guard let colon = bytes.firstIndex(of: 0x3A) else { return true }
-        var valueStart = colon + 1
-        while valueStart < length, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
-        var valueEnd = length
-        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        headerLines.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<valueEnd]))
-        headerLines.append(0x0A)
-        // Only the few headers the engine acts on become strings here.
-        let name = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
-        func value() -> String {
-            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-        }
-        if Self.isHeader(name, "set-cookie") {
-            setCookieLines.append(value())
-        } else if Self.isHeader(name, "location") {
-            locationHeader = value()
-        } else if Self.isHeader(name, "www-authenticate") {
-            authenticateHeader = authenticateHeader.map { $0 + ", " + value() } ?? value()
-        } else if Self.isHeader(name, "content-range") {
-            contentRangeHeader = value()
-        }
-        return true
-    }
-
-    /// Whether the header name `bytes` is `lowered` (ASCII, lowercase), ignoring case.
-    private static func isHeader(_ bytes: UnsafeRawBufferPointer, _ lowered: StaticString) -> Bool {
-        guard bytes.count == lowered.utf8CodeUnitCount else { return false }
-        let expected = lowered.utf8Start
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[index] { return false }
-        }
-        return true
-    }
-
-    /// Whether `status` is a redirect libcurl or the redirect hook follows (a switch: an array literal
-    /// here may be allocated on every response).
-    static func isRedirect(_ status: Int) -> Bool {
-        switch status {
-        case 301, 302, 303, 307, 308: true
-        default: false
-        }
-    }
-
-    private func beginHeaderBlock() {
-        statusCode = 0
-        headerLines.removeAll(keepingCapacity: true)
-        setCookieLines.removeAll()
-        locationHeader = nil
-        authenticateHeader = nil
-        contentRangeHeader = nil
     }
 
     private func headersEnded() -> Bool {
-        if statusCode >= 100 && statusCode < 200 && statusCode != 101 { return true }
         var effective: UnsafePointer<CChar>?
         afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         var url = request.url!
         if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
             url = moved
         }
-        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines)
-        lastHead = head
-        if httpVersion.hasPrefix("HTTP/2") || httpVersion.hasPrefix("HTTP/3") { announcesMultiplexing = true }
-        storeCookies(url: url)
-
-        // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
-        if !followsRedirectsManually, Self.isRedirect(statusCode), let location = locationHeader {
-            if let target = URL(string: location, relativeTo: url)?.absoluteURL,
-               let refused = RedirectRules.refusal(from: url, to: target, refusesDowngrade: refusesInsecureRedirects) {
-                refuse(refused, url: target)
-                return false
-            }
-            return true
-        }
-        if statusCode == 401, credential?.applies(to: url) == true, !digestChallengeSeen,
-           let challenge = authenticateHeader, challenge.lowercased().hasPrefix("digest") {
-            digestChallengeSeen = true
-            return true
-        }
-        finalHead = head
-        receivedBodyBytes = 0
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        discardsBlockBody = false
-        if isDownload, resumeOffset > 0 {
-            if statusCode == 206 {
-                if let mismatch = ContentRange.mismatch(header: contentRangeHeader, contentLength: Int64(length),
-                                                        offset: resumeOffset) {
-                    refuse(.badServerResponse, url: url, description: mismatch)
-                    return false
-                }
-            } else if Self.isRedirect(statusCode) || statusCode == 401 || statusCode == 407 {
-                // Followed or answered by a retry that asks for the same range again.
-                discardsBlockBody = true
-            } else {
-                // The server sent the whole entity again (the validator no longer matches): start over.
-                if downloadDescriptor >= 0 {
-                    _ = ftruncate(downloadDescriptor, 0)
-                    _ = lseek(downloadDescriptor, 0, SEEK_SET)
-                }
-                resumeOffset = 0
-            }
+        let action = machine.headerBlockEnded(url: url, contentLength: Int64(length))
+        if let version = machine.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
+            announcesMultiplexing = true
         }
-        if let maximum = bodyLimit, length >= 0, !isHeadRequest, statusCode != 204, statusCode != 304,
-           Int64(length) + (isDownload ? resumeOffset : 0) > maximum {
-            refuse(.dataLengthExceedsMaximum, url: url, description: Self.overLimitDescription(maximum, isDownload))
+        storeCookies(url: url)
+        let final: ResponseStateMachine.FinalResponse
+        switch action {
+        case .continueIntermediate: return true
+        case .refuse(let refusal):
+            refuse(refusal)
             return false
+        case .deliver(let response): final = response
         }
-        let expected: Int64 = length >= 0 ? Int64(length) + resumeOffset : -1
-        if !isDownload, keepsReceivedBody, length > 0, length < 1 << 31 { body.reserveCapacity(Int(length)) }
+        if final.restartsFile { downloadSink.truncate(to: 0) }
+        if let capacity = final.reservedCapacity { body.reserveCapacity(capacity) }
+        let head = machine.finalHead
         task.updateStorage { state in
             state.responseHead = head
-            state.countOfBytesExpectedToReceive = expected
-            state.countOfBytesReceived = resumeOffset
+            state.countOfBytesExpectedToReceive = final.expectedLength
+            state.countOfBytesReceived = final.alreadyReceived
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
         if isLean {
             if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
             return true
         }
-        switch events.transferDidReceiveResponse(task, statusCode: statusCode) {
+        switch events.transferDidReceiveResponse(task, statusCode: machine.statusCode) {
         case .allow: return true
         case .cancel: return false
         case .becomeDownload(let download): return become(download)
@@ -558,6 +397,7 @@ final class Transfer {
         let dataTask = task
         task = download
         isDownload = true
+        machine.becameDownload()
         body = Data()
         onBecomeDownload?(self, dataTask)
         do {
@@ -573,55 +413,41 @@ final class Transfer {
     var onBecomeDownload: ((Transfer, SessionTask) -> Void)?
 
     private func storeCookies(url: URL) {
-        guard !setCookieLines.isEmpty, let storage = settings.cookieStorage else { return }
+        let lines = machine.setCookieLines
+        guard !lines.isEmpty, let storage = settings.cookieStorage else { return }
         var cookies: [HTTPCookie] = []
-        for line in setCookieLines {
+        for line in lines {
             cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
         }
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
-    }
-
-    /// The bound on this transfer's body: the download's file size or the data task's memory.
-    private var bodyLimit: Int64? {
-        isDownload ? limits.maximumDownloadSize : keepsReceivedBody ? limits.maximumBodySize : nil
-    }
-
-    private static func overLimitDescription(_ maximum: Int64, _ isDownload: Bool) -> String {
-        isDownload ? "The download exceeds \(maximum) bytes (TransferLimits.maximumDownloadSize)."
-            : "The response body exceeds \(maximum) bytes (TransferLimits.maximumBodySize)."
     }
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         confinement.assertOnOwner("libcurl's write callback")
         if task.isCancelRequested { return 0 }
         if userPaused { return afc_writefunc_pause }
-        receivedBodyBytes += Int64(bytes.count)
-        if let maximum = bodyLimit, receivedBodyBytes + (isDownload ? resumeOffset : 0) > maximum {
-            refuse(.dataLengthExceedsMaximum, description: Self.overLimitDescription(maximum, isDownload))
+        switch machine.receivedBody(count: bytes.count) {
+        case .keep: break
+        case .discard: return bytes.count
+        case .refuse(let refusal):
+            refuse(refusal)
             body = Data()
             return 0
         }
-        if discardsBlockBody { return bytes.count }
         if isDownload {
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(downloadDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    writeFailed = true
-                    return 0
-                }
-                offset += written
+            guard downloadSink.write(bytes) else {
+                writeFailed = true
+                return 0
             }
         } else if let bodyStream {
             guard bodyStream.offer(bytes) else {
                 // The consumer lags: libcurl keeps these bytes and offers them again once it catches up.
-                receivedBodyBytes -= Int64(bytes.count)
+                machine.bodyDeferred(count: bytes.count)
                 userPaused = true
                 return afc_writefunc_pause
             }
         } else {
-            if keepsReceivedBody { body.append(bytes.assumingMemoryBound(to: UInt8.self)) }
+            if machine.configuration.keepsBody { body.append(bytes.assumingMemoryBound(to: UInt8.self)) }
             if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
         return bytes.count
@@ -682,16 +508,22 @@ final class Transfer {
     fileprivate func progress(downloaded: Int64, uploaded: Int64) -> Bool {
         confinement.assertOnOwner("libcurl's progress callback")
         if task.isCancelRequested { return false }
-        let received = downloaded + resumeOffset
-        guard received != lastReceived || uploaded != lastSent else { return idleTimeout == 0 || !idleTimeExpired() }
+        let received = downloaded + machine.resumeOffset
+        let hasIdleTimeout = machine.configuration.idleTimeout > 0
+        guard received != lastReceived || uploaded != lastSent else {
+            guard hasIdleTimeout, let expired = machine.idleTimeoutExpired(
+                at: DispatchTime.now().uptimeNanoseconds, isHeld: userPaused || throttled) else { return true }
+            refuse(expired)
+            return false
+        }
         lastSent = uploaded
         lastReceived = received
         if isLean {
             // Nobody reads a lean task's counts or progress: only the idle timer needs to know.
-            if idleTimeout > 0 { lastActivity = DispatchTime.now().uptimeNanoseconds }
+            if hasIdleTimeout { machine.madeProgress(at: DispatchTime.now().uptimeNanoseconds) }
             return true
         }
-        let headersArrived = finalHead != nil
+        let headersArrived = machine.finalHead != nil
         task.updateStorage { state in
             state.countOfBytesSent = uploaded
             if headersArrived { state.countOfBytesReceived = received }
@@ -699,25 +531,12 @@ final class Transfer {
         // Progress objects and closures are costly; report at most every few milliseconds or megabytes
         // (the first change at once, the last one from flushProgress()).
         let now = DispatchTime.now().uptimeNanoseconds
-        lastActivity = now
+        machine.madeProgress(at: now)
         if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
             || uploaded - reportedSent >= 1 << 20 {
             report(at: now)
         }
         return !task.isCancelRequested
-    }
-
-    /// Whether no byte moved for longer than the idle timeout (URLSession's timeoutIntervalForRequest);
-    /// a suspended or throttled transfer is not idle. Sets the refusal when it expired.
-    private func idleTimeExpired() -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if userPaused || throttled {
-            lastActivity = now
-            return false
-        }
-        guard now &- lastActivity > idleTimeout else { return false }
-        refuse(.timedOut)
-        return true
     }
 
     /// Reports counts not yet reported (before completion, so progress ends at the final values).
@@ -739,7 +558,7 @@ final class Transfer {
     /// Whether the download file could not be written.
     var didFailToWrite: Bool { writeFailed }
     /// The offset a resumed download continued from (0 when it restarted or is new).
-    var resumedFrom: Int64 { resumeOffset }
+    var resumedFrom: Int64 { machine.resumeOffset }
 }
 
 // MARK: - C callbacks (non-capturing, so they convert to C function pointers)
