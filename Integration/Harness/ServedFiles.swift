@@ -19,6 +19,9 @@ public struct ServedFiles: Sendable {
     /// `/files/100m.bin`: 100 MiB (104,857,600) random bytes, generated once into
     /// `<repo>/.build/harness-cache/` and reused by later runs (identical within a run, not across caches).
     public let hundredMegabytes: ServedFile
+    /// `/files/1g-zeros.bin`: 1 GiB (1,073,741,824) of zero bytes, a sparse file (no disk space), for
+    /// tests that stream a body larger than memory should hold.
+    public let oneGibibyteOfZeros: ServedFile
     /// `/images/logo.png`: a copy of `Tests/ImageLoadingTests/Fixtures/logo.png`.
     public let logoPNG: ServedFile
     /// `/images/photo.jpg`: a 64x48 baseline JPEG (quality 90) of a colour gradient, made by cjpeg.
@@ -30,6 +33,8 @@ public struct ServedFiles: Sendable {
     public static let oneKilobyteByteCount = 1024
     /// The size of `hundredMegabytes`.
     public static let hundredMegabytesByteCount = 100 * 1024 * 1024
+    /// The size of `oneGibibyteOfZeros`.
+    public static let oneGibibyteByteCount = 1 << 30
 
     init(root: URL) {
         func file(_ urlPath: String) -> ServedFile {
@@ -38,6 +43,7 @@ public struct ServedFiles: Sendable {
         self.root = root
         oneKilobyte = file("/files/1k.bin")
         hundredMegabytes = file("/files/100m.bin")
+        oneGibibyteOfZeros = file("/files/1g-zeros.bin")
         logoPNG = file("/images/logo.png")
         photoJPEG = file("/images/photo.jpg")
         gradientPNG = file("/images/gradient.png")
@@ -55,6 +61,12 @@ public struct ServedFiles: Sendable {
             var generator = SystemRandomNumberGenerator()
             let oneKilobyte = Data((0..<oneKilobyteByteCount).map { _ in UInt8.random(in: 0...255, using: &generator) })
             try oneKilobyte.write(to: files.oneKilobyte.localURL)
+            guard fileManager.createFile(atPath: files.oneGibibyteOfZeros.localURL.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            let zeros = try FileHandle(forWritingTo: files.oneGibibyteOfZeros.localURL)
+            defer { try? zeros.close() }
+            try zeros.truncate(atOffset: UInt64(oneGibibyteByteCount))
             try fileManager.copyItem(
                 at: locations.repositoryRoot.appendingPathComponent("Tests/ImageLoadingTests/Fixtures/logo.png"),
                 to: files.logoPNG.localURL)

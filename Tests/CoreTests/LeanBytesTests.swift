@@ -45,6 +45,21 @@ struct LeanBytesTests {
         #expect(backpressure.pauses > 0)
     }
 
+    @Test func consumedChunksAreLetGoOfWhenTheQueueNeverEmpties() async throws {
+        let stream = LeanBodyStream(bufferSize: 1 << 20)
+        let chunk = [UInt8](repeating: 7, count: 1000)
+        // The producer stays one chunk ahead, so the queue is never empty when the consumer takes one.
+        #expect(chunk.withUnsafeBytes { stream.offer($0) })
+        for _ in 0..<1000 {
+            #expect(chunk.withUnsafeBytes { stream.offer($0) })
+            #expect(try await stream.next()?.count == 1000)
+        }
+        #expect(stream.backpressure.peakBufferedBytes == 2000)
+        // Compacted once 64 consumed slots are at least half the queue: never more than 128 slots.
+        #expect(stream.queueSlots <= 128)
+        #expect(stream.queueSlots >= 1)
+    }
+
     @Test func cancellingTheReaderCancelsTheTransfer() async throws {
         let manager = makeManager()
         defer { manager.invalidateSession(cancelingTasks: true) }

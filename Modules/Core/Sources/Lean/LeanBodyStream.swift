@@ -68,6 +68,12 @@ final class LeanBodyStream: @unchecked Sendable {
         defer { lock.unlock() }
         return (peakBufferedBytes, pauses)
     }
+    /// The slots of the chunk queue, consumed ones included (bounded even when the consumer never empties it).
+    var queueSlots: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return chunks.count
+    }
     private var finished = false
     private var failure: (any Error)?
     private var head: CheckedContinuation<HTTPURLResponse, any Error>?
@@ -187,10 +193,16 @@ final class LeanBodyStream: @unchecked Sendable {
                 lock.lock()
                 if chunkIndex < chunks.count {
                     let chunk = chunks[chunkIndex]
+                    // The slot lets go of the chunk now: a consumer that never quite catches up never
+                    // empties the array, and consumed chunks must not stay alive in it.
+                    chunks[chunkIndex] = Data()
                     chunkIndex += 1
                     bufferedBytes -= chunk.count
                     if chunkIndex == chunks.count {
                         chunks.removeAll(keepingCapacity: true)
+                        chunkIndex = 0
+                    } else if chunkIndex >= 64 && chunkIndex * 2 >= chunks.count {
+                        chunks.removeFirst(chunkIndex)
                         chunkIndex = 0
                     }
                     let resumed = producerPaused && bufferedBytes <= highWater / 2 ? task : nil
