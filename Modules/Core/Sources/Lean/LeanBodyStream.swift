@@ -61,18 +61,16 @@ final class LeanBodyStream: @unchecked Sendable {
     private var peakBufferedBytes = 0
     private var pauses = 0
 
-    /// The most bytes that ever waited for the consumer, and how often the transfer paused: what the
-    /// bound did (for tests and diagnostics).
-    var backpressure: (peakBufferedBytes: Int, pauses: Int) {
+    /// The most slots the chunk queue ever had, consumed ones included (bounded even when the consumer
+    /// never empties it).
+    private var peakQueueSlots = 0
+
+    /// The most bytes that ever waited for the consumer, how often the transfer paused, and the most
+    /// slots the queue ever held: what the bound did (for tests and diagnostics).
+    var backpressure: (peakBufferedBytes: Int, pauses: Int, peakQueueSlots: Int) {
         lock.lock()
         defer { lock.unlock() }
-        return (peakBufferedBytes, pauses)
-    }
-    /// The slots of the chunk queue, consumed ones included (bounded even when the consumer never empties it).
-    var queueSlots: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return chunks.count
+        return (peakBufferedBytes, pauses, peakQueueSlots)
     }
     private var finished = false
     private var failure: (any Error)?
@@ -123,6 +121,7 @@ final class LeanBodyStream: @unchecked Sendable {
             chunks.append(chunk)
             bufferedBytes += chunk.count
             peakBufferedBytes = max(peakBufferedBytes, bufferedBytes)
+            peakQueueSlots = max(peakQueueSlots, chunks.count)
         }
         lock.unlock()
         waiting?.resume(returning: chunk)
