@@ -17,20 +17,29 @@ final class BareCurlLoop: @unchecked Sendable {
         init(easy: UnsafeMutableRawPointer) { self.easy = easy }
     }
 
+    /// How the loop waits for sockets: `curl_multi_perform` + `curl_multi_poll`, or
+    /// `curl_multi_socket_action` + epoll (libcurl's socket and timer callbacks, an eventfd to wake it).
+    enum Driver: String { case perform, epoll }
+
     private let multi: UnsafeMutableRawPointer
+    private let driver: Driver
+    private var epoll: OpaquePointer?
     private let certificateFile: String?
     private let lock = NSLock()
     private var inbox: [(url: String, continuation: CheckedContinuation<[UInt8], Never>)] = []
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
     private var pool: [Transfer] = []
+    private var inFlight = 0
     private var thread: Thread?
 
     /// - Parameters: `connections`: connections kept for reuse (one per request in flight);
     ///   `certificateFile`: for https URLs, HTTP/2 by ALPN (multiplexed) trusting this PEM file.
-    init(connections: Int, certificateFile: String? = nil) {
+    init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform) {
         multi = curl_multi_init()
         self.certificateFile = certificateFile
+        self.driver = driver
+        if driver == .epoll { epoll = bench_epoll_attach(multi) }
         bench_multi_allow_connections(multi, connections)
         let thread = Thread { [unowned self] in run() }
         thread.name = "bare-curl-loop"
@@ -42,9 +51,10 @@ final class BareCurlLoop: @unchecked Sendable {
     func get(_ url: String) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             lock.lock()
+            let wasEmpty = inbox.isEmpty
             inbox.append((url, continuation))
             lock.unlock()
-            curl_multi_wakeup(multi)
+            if wasEmpty { wake() }
         }
     }
 
@@ -53,8 +63,12 @@ final class BareCurlLoop: @unchecked Sendable {
         lock.lock()
         stopping = true
         lock.unlock()
-        curl_multi_wakeup(multi)
+        wake()
         stopped.wait()
+    }
+
+    private func wake() {
+        if let epoll { bench_epoll_wake(epoll) } else { curl_multi_wakeup(multi) }
     }
 
     private func run() {
@@ -67,8 +81,14 @@ final class BareCurlLoop: @unchecked Sendable {
             lock.unlock()
             if stop && pending.isEmpty && running == 0 { break }
             for request in pending { start(request.url, request.continuation) }
+            let started = !pending.isEmpty
             pending.removeAll(keepingCapacity: true)
-            curl_multi_perform(multi, &running)
+            if let epoll {
+                if started { bench_epoll_kick(epoll) }
+                running = Int32(inFlight)
+            } else {
+                curl_multi_perform(multi, &running)
+            }
             var result = CURLE_OK
             while let easy = bench_multi_next_done(multi, &result) {
                 curl_multi_remove_handle(multi, easy)
@@ -79,10 +99,18 @@ final class BareCurlLoop: @unchecked Sendable {
                 let continuation = transfer.continuation!
                 transfer.continuation = nil
                 pool.append(transfer)
+                inFlight -= 1
                 continuation.resume(returning: body)
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            if let epoll {
+                running = Int32(inFlight)
+                if stop && running == 0 { continue }
+                bench_epoll_wait(epoll, 1000)
+            } else {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
         }
+        if let epoll { bench_epoll_detach(epoll) }
         for transfer in pool {
             curl_easy_cleanup(transfer.easy)
             Unmanaged.passUnretained(transfer).release()
@@ -110,6 +138,7 @@ final class BareCurlLoop: @unchecked Sendable {
         }
         url.withCString { bench_easy_set_url(transfer.easy, $0) }  // libcurl copies it
         transfer.continuation = continuation
+        inFlight += 1
         curl_multi_add_handle(multi, transfer.easy)
     }
 }

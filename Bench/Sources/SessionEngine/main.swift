@@ -198,6 +198,7 @@ func asyncInFlight(count: Int, width: Int, fetch: @escaping @Sendable () async -
 let cPerform = "C loop: multi_perform + poll"
 let cEpoll = "C loop: socket_action + epoll"
 let bareSwift = "bare Swift loop (reference)"
+let bareSwiftEpoll = "bare Swift loop on socket_action + epoll"
 let oursLean = "ours, lean path (session.data)"
 let oursAF = "ours, AF path (dataTask + callback)"
 let asyncHTTPClient = "AsyncHTTPClient"
@@ -248,8 +249,9 @@ func oursLeanPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int
     }
 }
 
-func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false) -> Double {
-    let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil)
+func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false,
+                   driver: BareCurlLoop.Driver = .perform) -> Double {
+    let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil, driver: driver)
     defer { loop.stop() }
     let address = url.absoluteString
     return asyncInFlight(count: count, width: width) {
@@ -292,7 +294,7 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 
 // MARK: Profiling mode
 
-// SESSION_ENGINE_PROFILE=lean|af|bare runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// SESSION_ENGINE_PROFILE=lean|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
 // for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits.
 if let profile = environment["SESSION_ENGINE_PROFILE"] {
     let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
@@ -304,6 +306,7 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
         switch profile {
         case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
         case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width)
+        case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll)
         default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
         }
         print("profile: \(profile) at \(width) in flight: \(Int(Double(count) / seconds)) req/s")
@@ -321,6 +324,7 @@ do {
     _ = oursLeanPath(manager, url: smallURL, count: 200, width: 4)
     manager.invalidateSession(cancelingTasks: true)
     _ = bareSwiftLoop(url: smallURL, count: 200, width: 4)
+    _ = bareSwiftLoop(url: smallURL, count: 200, width: 4, driver: .epoll)
     _ = foundationPath(url: smallURL, count: 200, width: 4)
     _ = runPeer(["get", "200", "4", smallURL.absoluteString])
 }
@@ -337,6 +341,8 @@ func runWidth(_ width: Int, http2: Bool) {
     }
     let bare = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2) }
     record(workload, bareSwift, seconds: bare.seconds, requests: count, rss: bare.rss, cpu: bare.cpu)
+    let bareEpoll = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2, driver: .epoll) }
+    record(workload, bareSwiftEpoll, seconds: bareEpoll.seconds, requests: count, rss: bareEpoll.rss, cpu: bareEpoll.cpu)
     let manager = makeManager(width: width, http2: http2)
     let lean = measureInProcess { oursLeanPath(manager, url: url, count: count, width: width) }
     record(workload, oursLean, seconds: lean.seconds, requests: count, rss: lean.rss, cpu: lean.cpu)

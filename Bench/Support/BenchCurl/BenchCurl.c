@@ -42,3 +42,91 @@ CURL *bench_multi_next_done(CURLM *multi, CURLcode *result) {
     }
     return NULL;
 }
+
+/* The socket_action + epoll driver for the bare Swift loop: libcurl names the sockets to watch and its
+ * next timeout; an eventfd in the same epoll set wakes the loop for new requests. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+struct bench_epoll { CURLM *multi; int epoll; int wake; long timeout_ms; int running; };
+
+static int bench_socket_callback(CURL *easy, curl_socket_t fd, int what, void *user, void *socket_pointer) {
+    (void)easy; (void)socket_pointer;
+    bench_epoll_t *loop = user;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(loop->epoll, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event event = { 0 };
+    event.data.fd = fd;
+    if (what & CURL_POLL_IN) event.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
+    if (epoll_ctl(loop->epoll, EPOLL_CTL_MOD, fd, &event) != 0 && errno == ENOENT)
+        epoll_ctl(loop->epoll, EPOLL_CTL_ADD, fd, &event);
+    return 0;
+}
+
+static int bench_timer_callback(CURLM *multi, long timeout_ms, void *user) {
+    (void)multi;
+    ((bench_epoll_t *)user)->timeout_ms = timeout_ms;
+    return 0;
+}
+
+bench_epoll_t *bench_epoll_attach(CURLM *multi) {
+    bench_epoll_t *loop = calloc(1, sizeof *loop);
+    loop->multi = multi;
+    loop->epoll = epoll_create1(EPOLL_CLOEXEC);
+    loop->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    loop->timeout_ms = -1;
+    struct epoll_event event = { .events = EPOLLIN, .data.fd = loop->wake };
+    epoll_ctl(loop->epoll, EPOLL_CTL_ADD, loop->wake, &event);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, bench_socket_callback);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, loop);
+    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, bench_timer_callback);
+    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, loop);
+    return loop;
+}
+
+void bench_epoll_wake(bench_epoll_t *loop) {
+    uint64_t one = 1;
+    ssize_t written = write(loop->wake, &one, sizeof one);
+    (void)written;
+}
+
+void bench_epoll_kick(bench_epoll_t *loop) {
+    curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+}
+
+void bench_epoll_wait(bench_epoll_t *loop, int max_wait_ms) {
+    struct epoll_event events[256];
+    int wait = loop->timeout_ms < 0 || loop->timeout_ms > max_wait_ms ? max_wait_ms : (int)loop->timeout_ms;
+    int ready = epoll_wait(loop->epoll, events, 256, wait);
+    if (ready <= 0) {
+        curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+        return;
+    }
+    for (int i = 0; i < ready; i++) {
+        int fd = events[i].data.fd;
+        if (fd == loop->wake) {
+            uint64_t count;
+            ssize_t got = read(loop->wake, &count, sizeof count);
+            (void)got;
+            continue;
+        }
+        int flags = 0;
+        if (events[i].events & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+        if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+        if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(loop->multi, fd, flags, &loop->running);
+    }
+    if (loop->timeout_ms == 0) curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+}
+
+void bench_epoll_detach(bench_epoll_t *loop) {
+    close(loop->epoll);
+    close(loop->wake);
+    free(loop);
+}

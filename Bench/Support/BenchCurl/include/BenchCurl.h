@@ -16,4 +16,15 @@ void bench_multi_allow_connections(CURLM *multi, long connections);
 void bench_release_free_memory(void);
 /// The next finished transfer's handle and result, or NULL when none is left.
 CURL *bench_multi_next_done(CURLM *multi, CURLcode *result);
+
+/// A curl_multi_socket_action + epoll driver (libcurl's socket and timer callbacks, an eventfd to wake it).
+typedef struct bench_epoll bench_epoll_t;
+bench_epoll_t *bench_epoll_attach(CURLM *multi);
+/// Wakes a waiting bench_epoll_wait (any thread).
+void bench_epoll_wake(bench_epoll_t *loop);
+/// Lets libcurl act on its timers (after adding handles).
+void bench_epoll_kick(bench_epoll_t *loop);
+/// Waits up to `max_wait_ms` (less when libcurl's timer is due) and hands the ready sockets to libcurl.
+void bench_epoll_wait(bench_epoll_t *loop, int max_wait_ms);
+void bench_epoll_detach(bench_epoll_t *loop);
 #endif
