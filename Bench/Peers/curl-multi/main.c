@@ -130,17 +130,24 @@ static int timer_callback(CURLM *multi, long timeout_ms, void *user) {
     return 0;
 }
 
+/* libcurl calls the timer callback only when its deadline changes: after acting on a timer, the next
+ * deadline is read back (keeping a spent 0 would turn every later wait into a busy poll). */
+static void timeout_action(CURLM *multi, epoll_loop_t *loop, int *running) {
+    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, running);
+    curl_multi_timeout(multi, &loop->timeout_ms);
+}
+
 static void drive_epoll(CURLM *multi, epoll_loop_t *loop, int *done, on_done_t on_done, void *context) {
     int running = 0;
     struct epoll_event events[256];
-    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    timeout_action(multi, loop, &running);
     while (!*done) {
         collect(multi, on_done, context);
         if (*done) break;
         int wait = loop->timeout_ms < 0 ? 1000 : (int)loop->timeout_ms;
         int ready = epoll_wait(loop->epoll, events, 256, wait);
         if (ready <= 0) {
-            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+            timeout_action(multi, loop, &running);
             continue;
         }
         for (int i = 0; i < ready; i++) {
@@ -151,7 +158,7 @@ static void drive_epoll(CURLM *multi, epoll_loop_t *loop, int *done, on_done_t o
             curl_multi_socket_action(multi, events[i].data.fd, flags, &running);
         }
         /* A handle added after a completion is started by libcurl's timer (it expires at once). */
-        if (loop->timeout_ms == 0) curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        if (loop->timeout_ms == 0) timeout_action(multi, loop, &running);
     }
 }
 

@@ -96,16 +96,21 @@ void bench_epoll_wake(bench_epoll_t *loop) {
     (void)written;
 }
 
-void bench_epoll_kick(bench_epoll_t *loop) {
+/* libcurl calls the timer callback only when its deadline changes: after acting on a timer, read the
+ * next one back (keeping the old 0 would make every later wait a busy poll). */
+static void bench_epoll_timeout_action(bench_epoll_t *loop) {
     curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+    curl_multi_timeout(loop->multi, &loop->timeout_ms);
 }
+
+void bench_epoll_kick(bench_epoll_t *loop) { bench_epoll_timeout_action(loop); }
 
 void bench_epoll_wait(bench_epoll_t *loop, int max_wait_ms) {
     struct epoll_event events[256];
     int wait = loop->timeout_ms < 0 || loop->timeout_ms > max_wait_ms ? max_wait_ms : (int)loop->timeout_ms;
     int ready = epoll_wait(loop->epoll, events, 256, wait);
     if (ready <= 0) {
-        curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+        bench_epoll_timeout_action(loop);
         return;
     }
     for (int i = 0; i < ready; i++) {
@@ -122,7 +127,7 @@ void bench_epoll_wait(bench_epoll_t *loop, int max_wait_ms) {
         if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
         curl_multi_socket_action(loop->multi, fd, flags, &loop->running);
     }
-    if (loop->timeout_ms == 0) curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+    if (loop->timeout_ms == 0) bench_epoll_timeout_action(loop);
 }
 
 void bench_epoll_detach(bench_epoll_t *loop) {

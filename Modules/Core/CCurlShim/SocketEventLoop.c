@@ -80,10 +80,20 @@ void afc_socket_loop_wake(afc_socket_loop_t *loop) {
     (void)written;
 }
 
+/// Takes libcurl's own view of its next timer. libcurl calls the timer callback only when the deadline
+/// changes, so a deadline that has fired must be re-read: keeping it would spin the wait at 0 ms, and
+/// dropping it would lose a timer libcurl still holds (one our millisecond clock saw as due a little
+/// before libcurl's microsecond clock did).
+static void refresh_deadline(afc_socket_loop_t *loop) {
+    long timeout_ms = -1;
+    curl_multi_timeout(loop->multi, &timeout_ms);
+    loop->deadline_ms = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+}
+
 int afc_socket_loop_run_due_timers(afc_socket_loop_t *loop) {
     if (loop->deadline_ms < 0 || loop->deadline_ms > now_ms()) return 0;
-    loop->deadline_ms = -1;  // libcurl sets the next one from inside the call
     curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+    refresh_deadline(loop);
     return 1;
 }
 

@@ -101,7 +101,10 @@ extension Transfer {
         if let total = options.resourceTimeoutMilliseconds {
             afc_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, total)
         }
-        if let proxy = settings.proxy { afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy) }
+        // No proxy unless the configuration names one: with no proxy option libcurl reads http_proxy,
+        // all_proxy and no_proxy from the environment for every transfer (a cost per request, and a
+        // route the configuration never asked for).
+        afc_easy_setopt_string(handle, CURLOPT_PROXY, settings.proxy ?? "")
 
         try configureMethodAndBody(method: method)
         if isDownload { try openDownloadFile() }
