@@ -54,23 +54,4 @@ typedef int (*afc_trust_decider)(void *userdata, const unsigned char *const *der
 /// (so every handshake is decided). Returns the first failing CURLcode.
 CURLcode afc_install_trust_hook(CURL *handle, afc_trust_decider decider, void *userdata);
 
-// MARK: the engine's socket loop (SocketEventLoop.c)
-/// libcurl's socket interface over epoll, with an eventfd that wakes the wait from other threads.
-/// Everything but `afc_socket_loop_wake` runs on the engine thread.
-typedef struct afc_socket_loop afc_socket_loop_t;
-/// Installs the socket and timer callbacks on `multi`; NULL when epoll or eventfd are unavailable.
-afc_socket_loop_t *afc_socket_loop_create(CURLM *multi);
-/// Wakes a waiting afc_socket_loop_wait (any thread).
-void afc_socket_loop_wake(afc_socket_loop_t *loop);
-/// Lets libcurl act on its timer when it is due (new and unpaused handles start this way). Returns 1
-/// when it ran.
-int afc_socket_loop_run_due_timers(afc_socket_loop_t *loop);
-/// Milliseconds until libcurl's timer is due (0: due), -1 when none is set.
-int afc_socket_loop_milliseconds_to_deadline(const afc_socket_loop_t *loop);
-/// Waits up to `wait_ms` for ready sockets or a wake-up and hands each ready socket to libcurl. Returns
-/// the number of events (0 on timeout), -1 on failure.
-int afc_socket_loop_wait(afc_socket_loop_t *loop, int wait_ms);
-/// Removes the callbacks from the multi handle and frees the loop.
-void afc_socket_loop_destroy(afc_socket_loop_t *loop);
-
 #endif

@@ -8,15 +8,13 @@ import AFProtocols
 
 /// A session's transfer engine: one thread driving one libcurl multi handle.
 ///
-/// Other threads only enqueue commands (under a lock) and wake the engine's wait; the engine thread owns
-/// the multi handle, every easy handle and every ``Transfer``. It waits on libcurl's socket interface over
-/// epoll (`afc_socket_loop_*`, SocketEventLoop.c): each wake-up hands libcurl only the sockets that are
-/// ready, so its cost follows the ready transfers, not all of them. Connections stay in
+/// Other threads only enqueue commands (under a lock) and wake the poll with `curl_multi_wakeup`; the
+/// engine thread owns the multi handle, every easy handle and every ``Transfer``. Connections stay in
 /// the multi handle's cache, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
 final class SessionEngine: @unchecked Sendable {
-    // @unchecked Sendable: `inbox` is lock-guarded (Protected); off the engine thread `socketLoop` is only
-    // woken (an eventfd write), under the inbox lock so it cannot be freed meanwhile; every other var is
-    // touched only on the engine thread.
+    // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup
+    // off the engine thread (documented thread-safe), under the inbox lock so it cannot be freed
+    // meanwhile; every other var is touched only on the engine thread.
 
     private enum Command {
         case start(SessionTask)
@@ -39,7 +37,6 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let socketLoop: OpaquePointer
     private let settings: EngineSettings
     private weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
@@ -65,10 +62,6 @@ final class SessionEngine: @unchecked Sendable {
         CurlRuntime.ensureInitialized()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
-        guard let socketLoop = afc_socket_loop_create(multi) else {
-            fatalError("The engine's epoll set or eventfd could not be created (errno \(errno)): out of descriptors")
-        }
-        self.socketLoop = socketLoop
         self.settings = settings
         self.events = events
         self.admission = HostAdmission(limit: settings.maximumConnectionsPerHost)
@@ -80,11 +73,8 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     deinit {
-        // An engine whose thread never started still holds its multi handle and descriptors.
-        if !inbox.withLock({ $0.threadStarted }) {
-            afc_socket_loop_destroy(socketLoop)
-            curl_multi_cleanup(multi)
-        }
+        // An engine whose thread never started still holds its multi handle.
+        if !inbox.withLock({ $0.threadStarted }) { curl_multi_cleanup(multi) }
     }
 
     // MARK: Commands (any thread)
@@ -119,7 +109,7 @@ final class SessionEngine: @unchecked Sendable {
             inbox.commands.append(command)
             if inbox.threadStarted {
                 // Woken under the lock: shutDown() marks the inbox stopped under it before freeing `multi`.
-                if wasEmpty { afc_socket_loop_wake(socketLoop) }
+                if wasEmpty { curl_multi_wakeup(multi) }
                 return (true, .none)
             }
             inbox.threadStarted = true
@@ -150,28 +140,28 @@ final class SessionEngine: @unchecked Sendable {
             reportFinishedTransfers()
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting { break }
 
-            // New and unpaused handles start from libcurl's timer (due at once when they were added).
-            afc_socket_loop_run_due_timers(socketLoop)
+            // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
+            // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
+            // (README, Benchmarks). curl_multi_perform visits every transfer, which also runs each one's
+            // progress callback and so its idle timer.
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
             collectCompletions()
             reportFinishedTransfers()
             fireThrottleTimers()
             if admission.hasWaiting { admitToMultiplexingHosts() }
             if invalidating && transfersByTask.isEmpty { continue }
-            let now = DispatchTime.now().uptimeNanoseconds
-            if now >= nextIdleSweep { sweepIdleTransfers(now: now) }
 
-            let timeout = Int(afc_socket_loop_milliseconds_to_deadline(socketLoop))
+            var timeout = -1
+            curl_multi_timeout(multi, &timeout)
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
-            if !transfersByHandle.isEmpty {
-                wait = min(wait, Int((nextIdleSweep &- min(now, nextIdleSweep)) / 1_000_000) + 1)
-            }
             if let next = throttleTimers.map(\.deadline).min() {
                 let remaining = ContinuousClock.now.duration(to: next)
                 let milliseconds = Int(remaining.components.seconds * 1000)
                     + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
                 wait = min(wait, max(0, milliseconds))
             }
-            if wait > 0 { afc_socket_loop_wait(socketLoop, Int32(wait)) }
+            if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
         }
         shutDown()
     }
@@ -306,25 +296,6 @@ final class SessionEngine: @unchecked Sendable {
                   let transfer = transfersByHandle[handle] else { continue }
             finish(transfer, code: message.pointee.data.result)
         }
-    }
-
-    /// How often the idle timers are looked at: libcurl's socket interface only calls a transfer's
-    /// progress callback when its socket or timer fires, so a stalled transfer is found here.
-    private static let idleSweepInterval: UInt64 = 250_000_000
-    private var nextIdleSweep: UInt64 = 0
-
-    /// Ends every transfer whose idle timeout (timeoutIntervalForRequest) expired with -1001.
-    private func sweepIdleTransfers(now: UInt64) {
-        nextIdleSweep = now + Self.idleSweepInterval
-        var expired: [Transfer] = []
-        for transfer in transfersByHandle.values {
-            guard let refusal = transfer.machine.idleTimeoutExpired(
-                at: now, isHeld: transfer.userPaused || transfer.throttled) else { continue }
-            transfer.refuse(refusal.code, url: refusal.url, description: refusal.description)
-            expired.append(transfer)
-        }
-        for transfer in expired { finish(transfer, code: CURLE_OPERATION_TIMEDOUT) }
-        if !expired.isEmpty { reportFinishedTransfers() }
     }
 
     private func fireThrottleTimers() {
@@ -564,7 +535,6 @@ final class SessionEngine: @unchecked Sendable {
         inbox.withLock { $0.stopped = true }
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
-        afc_socket_loop_destroy(socketLoop)
         curl_multi_cleanup(multi)
         events?.engineDidInvalidate()
     }
