@@ -161,7 +161,9 @@ struct ResponseStateMachine {
 
     /// One header line as libcurl delivered it (line ending included). Copies the bytes without building
     /// Foundation strings, except for the few headers the machine acts on.
-    mutating func receivedHeaderLine(_ line: UnsafeRawBufferPointer, now: UInt64) -> HeaderLineAction {
+    /// `now` is read only for a status line, and only when an idle timeout is set (a clock read per header
+    /// line would cost more than the parsing).
+    mutating func receivedHeaderLine(_ line: UnsafeRawBufferPointer, now: @autoclosure () -> UInt64) -> HeaderLineAction {
         headerBytes += line.count
         let maximum = configuration.limits.maximumHeaderSize
         if headerBytes > maximum {
@@ -179,7 +181,7 @@ struct ResponseStateMachine {
         if length >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {
             // "HTTP/": a new header block (after a redirect, a 100 Continue, or an authentication round).
             beginHeaderBlock()
-            if configuration.idleTimeout > 0 { lastActivity = now }
+            if configuration.idleTimeout > 0 { lastActivity = now() }
             var index = 0
             while index < length, bytes[index] != 0x20 { index += 1 }
             httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self)

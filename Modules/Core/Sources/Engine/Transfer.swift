@@ -151,8 +151,7 @@ final class Transfer {
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         confinement.assertOnOwner("libcurl's header callback")
-        let now = machine.configuration.idleTimeout > 0 ? DispatchTime.now().uptimeNanoseconds : 0
-        switch machine.receivedHeaderLine(line, now: now) {
+        switch machine.receivedHeaderLine(line, now: DispatchTime.now().uptimeNanoseconds) {
         case .proceed: return true
         case .refuse(let refusal):
             refuse(refusal)
