@@ -77,7 +77,7 @@ let package = Package(
         // MARK: Unit tests, one target per module
         .testTarget(name: "AFProtocolsTests", dependencies: ["AFProtocols"], path: "Tests/ProtocolsTests"),
         .testTarget(name: "AFCoreTests", dependencies: ["AFCore", "AFProtocols"], path: "Tests/CoreTests"),
-        .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization"],
+        .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization", "AFCore"],
                     path: "Tests/RequestSerializationTests"),
         .testTarget(name: "AFResponseSerializationTests", dependencies: ["AFResponseSerialization"],
                     path: "Tests/ResponseSerializationTests"),

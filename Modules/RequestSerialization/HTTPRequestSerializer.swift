@@ -25,15 +25,10 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// and reaches the caller unchanged.
     public typealias QueryStringSerialization = @Sendable (URLRequest, ParameterValue) throws -> String
 
-    private struct HeaderEntry {
-        var field: String
-        var value: String
-    }
-
     private struct State {
-        var headers: [String: HeaderEntry] = [:]  // keyed by the lower-cased field name
+        var headers = DefaultHTTPHeaders()
         var stringEncoding: String.Encoding = .utf8
-        var methodsEncodingParametersInURI: Set<String> = ["GET", "HEAD", "DELETE"]
+        var methodsEncodingParametersInURI = FormURLEncoding.defaultMethodsEncodingParametersInURI
         var queryStringSerialization: QueryStringSerialization?
         var allowsCellularAccess: Bool?
         var cachePolicy: URLRequest.CachePolicy?
@@ -125,26 +120,18 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
 
     /// The default headers, applied to every serialized request that lacks them.
     public var httpRequestHeaders: [String: String] {
-        state.withLock { state in
-            Dictionary(state.headers.values.map { ($0.field, $0.value) }, uniquingKeysWith: { _, last in last })
-        }
+        state.withLock { $0.headers.fields }
     }
 
     /// Sets the default header `field` to `value`, or removes it when `value` is nil. Field names compare
     /// case-insensitively; the latest spelling is kept.
     public func setValue(_ value: String?, forHTTPHeaderField field: String) {
-        state.withLock { state in
-            if let value {
-                state.headers[field.lowercased()] = HeaderEntry(field: field, value: value)
-            } else {
-                state.headers[field.lowercased()] = nil
-            }
-        }
+        state.withLock { $0.headers[field] = value }
     }
 
     /// The default header value for `field` (case-insensitive), if set.
     public func value(forHTTPHeaderField field: String) -> String? {
-        state.withLock { $0.headers[field.lowercased()]?.value }
+        state.withLock { $0.headers[field] }
     }
 
     /// Sets `User-Agent` to `<name>/<version> (Linux; <kernel version>)`, transliterated to ASCII.
@@ -165,11 +152,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// - Throws: `URLError(.badURL)` when `urlString` is not a URL; the serialization errors of
     ///   ``request(bySerializing:withParameters:)``.
     public func request(method: String, urlString: String, parameters: ParameterValue?) throws -> URLRequest {
-        guard let url = URL(string: urlString) else {
-            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "\(urlString) is not a valid URL."])
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
+        var request = try FormURLEncoding.request(method: method, urlString: urlString)
         let snapshot = state.withLock { $0 }
         if let value = snapshot.allowsCellularAccess { request.allowsCellularAccess = value }
         if let value = snapshot.cachePolicy { request.cachePolicy = value }
@@ -203,7 +186,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// - Throws: the custom serialization's error unchanged; ``RequestSerializationError`` with
     ///   ``RequestSerializationError/Reason/stringNotEncodable(_:)`` or ``RequestSerializationError/Reason/invalidURL(_:)``.
     open func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {
-        var serialized = applyingDefaultHeaders(to: request)
+        let serialized = applyingDefaultHeaders(to: request)
         let (customSerialization, encoding) = state.withLock { ($0.queryStringSerialization, $0.stringEncoding) }
 
         var query: String?
@@ -215,20 +198,8 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
             }
         }
 
-        if encodesParametersInURI(serialized) {
-            if let query, !query.isEmpty, let url = serialized.url {
-                serialized.url = try Self.url(url, appendingQuery: query, request: serialized)
-            }
-        } else {
-            if serialized.value(forHTTPHeaderField: "Content-Type") == nil {
-                serialized.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            }
-            guard let body = (query ?? "").data(using: encoding, allowLossyConversion: false) else {
-                throw RequestSerializationError(.stringNotEncodable(encoding), request: serialized)
-            }
-            serialized.httpBody = body
-        }
-        return serialized
+        return try FormURLEncoding.request(serialized, carrying: query, inURI: encodesParametersInURI(serialized),
+                                           encoding: encoding)
     }
 
     /// ``request(bySerializing:withParameters:)`` with parameters converted from any `Encodable`.
@@ -265,11 +236,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
 
     /// A copy of `request` with every default header it lacks (compared case-insensitively).
     public func applyingDefaultHeaders(to request: URLRequest) -> URLRequest {
-        var request = request
-        for (field, value) in httpRequestHeaders where request.value(forHTTPHeaderField: field) == nil {
-            request.setValue(value, forHTTPHeaderField: field)
-        }
-        return request
+        state.withLock { $0.headers }.applied(to: request)
     }
 
     /// Whether `request`'s method (upper-cased; `GET` when unset) carries parameters in the URL.
@@ -284,22 +251,6 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
         } catch {
             throw RequestSerializationError(.unsupportedParameters, underlyingError: error)
         }
-    }
-
-    /// Appends `query` before any fragment: `?q`, or `&q` when the URL already has a query (even an
-    /// empty one, as AFNetworking does).
-    private static func url(_ url: URL, appendingQuery query: String, request: URLRequest) throws -> URL {
-        var string = url.absoluteString
-        var fragment = ""
-        if let hash = string.firstIndex(of: "#") {
-            fragment = String(string[hash...])
-            string = String(string[..<hash])
-        }
-        string += (string.contains("?") ? "&" : "?") + query + fragment
-        guard let appended = URL(string: string) else {
-            throw RequestSerializationError(.invalidURL(string), request: request)
-        }
-        return appended
     }
 }
 

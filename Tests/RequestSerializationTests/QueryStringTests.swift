@@ -1,9 +1,9 @@
-import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import Testing
+import AFProtocols
 @testable import AFRequestSerialization
 
 @Suite("Query string and percent escaping (SPEC 1)")

@@ -1,5 +1,3 @@
-import AFProtocols
-
 /// Percent-escapes `string` for a query-string key or value (AFPercentEscapedStringFromString).
 ///
 /// Only `A-Z a-z 0-9 - . _ ~ / ?` stay as they are: the URL query's allowed characters minus the

@@ -1,5 +1,3 @@
-import AFProtocols
-
 /// Serializes `parameters` into a URL query string with AFNetworking's rules (AFQueryStringFromParameters).
 ///
 /// The tree is flattened with ``ParameterValue/flattenedPairs(key:)`` (dictionary keys ascending by

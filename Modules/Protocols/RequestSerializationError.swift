@@ -1,4 +1,3 @@
-import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
