@@ -109,7 +109,10 @@ func measureInProcess(_ body: () -> Double) -> (seconds: Double, cpu: Double, rs
 let peer = work.appendingPathComponent("curl-multi")
 let compile = Process()
 compile.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-compile.arguments = ["-O2", "-o", peer.path, root.appendingPathComponent("Bench/Peers/curl-multi/main.c").path, "-lcurl"]
+// The epoll driver is the one the bare Swift loop uses (Bench/Support/BenchCurl).
+compile.arguments = ["-O2", "-o", peer.path, "-I", root.appendingPathComponent("Bench/Support/BenchCurl/include").path,
+                     root.appendingPathComponent("Bench/Peers/curl-multi/main.c").path,
+                     root.appendingPathComponent("Bench/Support/BenchCurl/BenchCurl.c").path, "-lcurl"]
 try compile.run()
 compile.waitUntilExit()
 guard compile.terminationStatus == 0 else { fatalError("cc failed to build the libcurl multi peer") }
