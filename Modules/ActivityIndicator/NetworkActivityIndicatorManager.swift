@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -33,7 +32,7 @@ public final class NetworkActivityIndicatorManager: Sendable {
     public static let shared = NetworkActivityIndicatorManager()
 
     private let scheduler: any DelayScheduling
-    private let storage: Mutex<Storage>
+    private let storage: Protected<Storage>
     private let observation: NotificationObservation
 
     /// Creates a manager.
@@ -46,7 +45,7 @@ public final class NetworkActivityIndicatorManager: Sendable {
                 scheduler: any DelayScheduling = DispatchDelayScheduler(),
                 actionQueue: DispatchQueue = .main) {
         self.scheduler = scheduler
-        self.storage = Mutex(Storage(actionQueue: actionQueue))
+        self.storage = Protected(Storage(actionQueue: actionQueue))
         self.observation = NotificationObservation(center: notificationCenter)
         observation.setHandler { [weak self] event in
             self?.handle(event)

@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 import AFProtocols
 
 /// The manager's subscription to the three task notifications; removed when the manager goes away.
 final class NotificationObservation: Sendable {
     private let center: NotificationCenter
-    private let handler = Mutex<(@Sendable (NetworkTaskEvent) -> Void)?>(nil)
+    private let handler = Protected<(@Sendable (NetworkTaskEvent) -> Void)?>(nil)
     // Observer tokens are not Sendable; they are written once in init and read once in deinit, when no
     // other reference to self exists.
     nonisolated(unsafe) private var tokens: [any NSObjectProtocol] = []

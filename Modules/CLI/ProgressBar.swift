@@ -1,16 +1,21 @@
+import AFProtocols
 import Foundation
 
 /// A one-line download progress bar (percentage, bytes, rate, ETA) redrawn at most ten times a second.
 /// It draws only when its output is a terminal; otherwise every call does nothing.
 final class ProgressBar: @unchecked Sendable {
-    // @unchecked Sendable: progress callbacks arrive on the session's queues; all state is behind `lock`.
+    // @unchecked Sendable: FileHandle is not Sendable in swift-corelibs-foundation, though writing to one
+    // from several threads is safe; every write happens under `drawing`'s lock anyway.
     private let output: FileHandle
     private let isTerminal: Bool
     private let offset: Int64
     private let started = Date()
-    private let lock = NSLock()
-    private var lastDraw = Date.distantPast
-    private var drewSomething = false
+    private struct Drawing {
+        var lastDraw = Date.distantPast
+        var drewSomething = false
+    }
+
+    private let drawing = Protected(Drawing())
 
     /// - Parameters:
     ///   - output: where to draw (stderr for af).
@@ -24,11 +29,12 @@ final class ProgressBar: @unchecked Sendable {
     /// Redraws for `progress` (this transfer's bytes), at most every 100 ms.
     func update(_ progress: Progress) {
         guard isTerminal else { return }
-        lock.withLock {
+        drawing.withLock { drawing in
             let now = Date()
-            guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.completedUnitCount == progress.totalUnitCount else { return }
-            lastDraw = now
-            drewSomething = true
+            guard now.timeIntervalSince(drawing.lastDraw) >= 0.1
+                || progress.completedUnitCount == progress.totalUnitCount else { return }
+            drawing.lastDraw = now
+            drawing.drewSomething = true
             output.write(Data(("\r" + Self.line(done: progress.completedUnitCount, total: progress.totalUnitCount,
                                               offset: offset, elapsed: now.timeIntervalSince(started))).utf8))
         }
@@ -37,7 +43,7 @@ final class ProgressBar: @unchecked Sendable {
     /// Ends the bar's line.
     func finish() {
         guard isTerminal else { return }
-        lock.withLock { if drewSomething { output.write(Data("\n".utf8)) } }
+        drawing.withLock { if $0.drewSomething { output.write(Data("\n".utf8)) } }
     }
 
     /// The bar's text: `[=====>     ]  45%  12.0/26.7 MB  8.1 MB/s  ETA 2s`.

@@ -17,23 +17,19 @@ public protocol ArchivableResponseSerializer: ResponseSerializing, Codable {
 ///
 /// Threading: registration and lookup are thread-safe.
 public enum ResponseSerializerArchive {
-    private static let lock = NSLock()
-    // nonisolated(unsafe): read and written only under `lock`.
-    nonisolated(unsafe) private static var types: [String: any ArchivableResponseSerializer.Type] = [:]
+    private static let types = Protected<[String: any ArchivableResponseSerializer.Type]>([:])
 
     /// Allows `type` in archives under its ``ArchivableResponseSerializer/archiveName``. Registering a type
     /// again is harmless; a different type under a taken name is ignored (the first keeps the name).
     public static func register(_ type: any ArchivableResponseSerializer.Type) {
-        lock.lock()
-        defer { lock.unlock() }
-        if types[type.archiveName] == nil { types[type.archiveName] = type }
+        types.withLock { types in
+            if types[type.archiveName] == nil { types[type.archiveName] = type }
+        }
     }
 
     /// The registered type named `name`, or nil.
     public static func registeredType(named name: String) -> (any ArchivableResponseSerializer.Type)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return types[name]
+        types.withLock { $0[name] }
     }
 }
 

@@ -38,7 +38,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
         var timeoutInterval: TimeInterval?
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// Creates a serializer with AFNetworking's defaults: UTF-8, parameters in the URI for
     /// `GET`/`HEAD`/`DELETE`, and the `Accept-Language` and `User-Agent` default headers.

@@ -16,7 +16,7 @@ import Synchronization
 open class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
     // @unchecked Sendable: the only added state, `options`, sits behind a Mutex.
 
-    private let options = Mutex<JSONSerialization.WritingOptions>([])
+    private let options = Protected<JSONSerialization.WritingOptions>([])
 
     /// The `JSONSerialization` writing options of the body. Default none (compact; key order unspecified),
     /// as in AFNetworking; add `.sortedKeys` for stable bodies.

@@ -21,7 +21,7 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
         var writeOptions: PropertyListSerialization.WriteOptions
     }
 
-    private let settings: Mutex<Settings>
+    private let settings: Protected<Settings>
 
     /// The body format. Default `.xml` (XML v1.0).
     public var format: PropertyListSerialization.PropertyListFormat {
@@ -41,7 +41,7 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
                 writeOptions: PropertyListSerialization.WriteOptions = 0,
                 applicationName: String? = nil, applicationVersion: String? = nil,
                 preferredLanguages: [String] = Locale.preferredLanguages) {
-        settings = Mutex(Settings(format: format, writeOptions: writeOptions))
+        settings = Protected(Settings(format: format, writeOptions: writeOptions))
         super.init(applicationName: applicationName, applicationVersion: applicationVersion,
                    preferredLanguages: preferredLanguages)
     }

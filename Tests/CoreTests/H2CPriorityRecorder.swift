@@ -1,6 +1,7 @@
 // A minimal cleartext HTTP/2 server (h2c by HTTP/1.1 Upgrade) on 127.0.0.1 that answers every request
 // with an empty 200 and records the priority each request stream carried: enough HTTP/2 framing to see
 // what libcurl puts on the wire, no HPACK decoding (the request headers are not needed).
+import AFProtocols
 import Foundation
 @testable import AFCore
 

@@ -1,5 +1,6 @@
 // A small HTTP/1.1 server on 127.0.0.1 for the engine's unit tests: real sockets, keep-alive, and a few
 // fixed routes (including faults). Integration tests use the harness's httpbin and nginx instead.
+import AFProtocols
 import Foundation
 @testable import AFCore
 

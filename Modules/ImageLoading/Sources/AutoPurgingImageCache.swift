@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// An in-memory image cache that purges its least recently used images when it grows past its
 /// capacity (AFAutoPurgingImageCache).
@@ -40,7 +39,7 @@ public final class AutoPurgingImageCache: ImageRequestCaching {
             return accessCounter
         }
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     private let shouldCacheDecision: (@Sendable (Image, URLRequest, String?) -> Bool)?
 

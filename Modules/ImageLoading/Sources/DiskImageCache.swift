@@ -1,8 +1,8 @@
+import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// An on-disk cache of encoded image data with a byte limit and least-recently-used eviction that
 /// survives restarts (beyond AFNetworking, which relied on NSURLCache).
@@ -35,7 +35,7 @@ public final class DiskImageCache: Sendable {
             return lastStamp
         }
     }
-    private let index: Mutex<Index>
+    private let index: Protected<Index>
 
     /// Opens (or creates) the cache in `directory` and rebuilds its index from the files there.
     /// - Parameter byteLimit: default 100 MB.
@@ -56,7 +56,7 @@ public final class DiskImageCache: Sendable {
             rebuilt.totalBytes += entry.size
             rebuilt.lastStamp = max(rebuilt.lastStamp, entry.lastAccess)
         }
-        index = Mutex(rebuilt)
+        index = Protected(rebuilt)
         index.withLock { evict(&$0, limit: byteLimit) }
     }
 

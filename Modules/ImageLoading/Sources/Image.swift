@@ -1,5 +1,5 @@
+import AFProtocols
 import Foundation
-import Synchronization
 
 /// A decoded bitmap: what the image serializer, the downloader, the caches and the view binding pass
 /// around (UIImage's role on Linux).
@@ -116,12 +116,12 @@ private final class PixelStorage: Sendable {
         case deferred(encoded: Data, width: Int, height: Int, options: ImageDecodingOptions)
         case failed(ImageDecodingError, width: Int, height: Int)
     }
-    private let state: Mutex<State>
+    private let state: Protected<State>
 
-    init(pixels: Data) { state = Mutex(.decoded(pixels)) }
+    init(pixels: Data) { state = Protected(.decoded(pixels)) }
 
     init(encoded: Data, width: Int, height: Int, options: ImageDecodingOptions) {
-        state = Mutex(.deferred(encoded: encoded, width: width, height: height, options: options))
+        state = Protected(.deferred(encoded: encoded, width: width, height: height, options: options))
     }
 
     var isInflated: Bool {

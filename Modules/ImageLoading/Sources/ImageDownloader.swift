@@ -4,7 +4,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// Downloads images through a session, merging identical requests, limiting concurrent downloads
 /// and caching results in memory (AFImageDownloader).
@@ -71,7 +70,7 @@ public final class ImageDownloader: Sendable {
         /// cancelled while running keeps its slot until its completion arrives.
         var running: Set<UUID> = []
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// Creates a downloader.
     /// - Parameters:
@@ -230,7 +229,7 @@ public final class ImageDownloader: Sendable {
     /// - Returns: the image and the HTTP response (`nil` from the cache).
     public func image(for request: URLRequest) async throws -> (image: Image, response: HTTPURLResponse?) {
         let receiptID = UUID()
-        let receiptBox = Mutex<ImageDownloadReceipt?>(nil)
+        let receiptBox = Protected<ImageDownloadReceipt?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let receipt = downloadImage(for: request, withReceiptID: receiptID, handlerQueue: .global(),

@@ -1,6 +1,6 @@
 import CNetlinkShim
+import AFProtocols
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,13 +21,13 @@ final class NetlinkEventMonitor: Sendable {
 
     /// The eventfd that wakes the thread to stop; nil once the thread has closed it. Guarded so a stop
     /// can never write to a descriptor number that has been closed and reused.
-    private let wakeDescriptor: Mutex<Int32?>
+    private let wakeDescriptor: Protected<Int32?>
 
     /// Starts the thread. `onChange` runs on that thread: first for the initial state, then after each
     /// burst of kernel events.
     init(name: String, onChange: @escaping @Sendable () -> Void) {
         let wake = eventfd(0, Int32(EFD_CLOEXEC))
-        wakeDescriptor = Mutex(wake >= 0 ? wake : nil)
+        wakeDescriptor = Protected(wake >= 0 ? wake : nil)
         let thread = Thread { [self] in
             run(wake: wake, onChange: onChange)
         }

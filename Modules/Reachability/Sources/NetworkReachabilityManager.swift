@@ -1,6 +1,5 @@
 import AFProtocols
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +38,7 @@ public final class NetworkReachabilityManager: NetworkReachabilityMonitoring {
     }
 
     private let target: ReachabilityTarget
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// A manager for any route out: reachable while a usable default route exists (IPv4 or IPv6).
     /// Equivalent to AFNetworking's `+manager`.

@@ -1,3 +1,4 @@
+import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,4 @@
+import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -49,38 +50,54 @@ final class LeanBodyConsumer: Sendable {
 /// What the engine thread hands to a lean body's consumer: the head once, then chunks, then the end.
 ///
 /// The engine thread calls ``offer(_:)``, ``headArrived(_:)`` and ``finish(_:error:)``; the consumer calls
-/// ``next()``. The `@unchecked Sendable` state is read and written only under `lock`; continuations are
-/// resumed outside it.
-final class LeanBodyStream: @unchecked Sendable {
-    private let lock = NSLock()
-    private let highWater: Int
-    private var chunks: [Data] = []
-    private var chunkIndex = 0
-    private var bufferedBytes = 0
-    private var producerPaused = false
-    private var peakBufferedBytes = 0
-    private var pauses = 0
+/// ``next()``. All state is one value behind one lock; continuations are resumed outside it.
+final class LeanBodyStream: Sendable {
+    private struct State {
+        var chunks: [Data] = []
+        var chunkIndex = 0
+        var bufferedBytes = 0
+        var producerPaused = false
+        var peakBufferedBytes = 0
+        var pauses = 0
+        /// The most slots the chunk queue ever had, consumed ones included (bounded even when the
+        /// consumer never empties it).
+        var peakQueueSlots = 0
+        var finished = false
+        var failure: (any Error)?
+        var head: CheckedContinuation<HTTPURLResponse, any Error>?
+        var consumer: CheckedContinuation<Data?, any Error>?
+        /// The transfer's task, to resume and cancel it; nil once finished (the task holds this stream
+        /// through its delivery: letting go of it then breaks the cycle).
+        var task: SessionTask?
+        /// The final response's head once it arrived (a failure after it belongs to the body).
+        var headResponse: HTTPURLResponse?
 
-    /// The most slots the chunk queue ever had, consumed ones included (bounded even when the consumer
-    /// never empties it).
-    private var peakQueueSlots = 0
+        /// Takes the next chunk and lets go of its slot at once: a consumer that never quite catches up
+        /// never empties the queue, and consumed chunks must not stay alive in it.
+        mutating func takeChunk() -> Data {
+            let chunk = chunks[chunkIndex]
+            chunks[chunkIndex] = Data()
+            chunkIndex += 1
+            bufferedBytes -= chunk.count
+            if chunkIndex == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                chunkIndex = 0
+            } else if chunkIndex >= 64 && chunkIndex * 2 >= chunks.count {
+                chunks.removeFirst(chunkIndex)
+                chunkIndex = 0
+            }
+            return chunk
+        }
+    }
+
+    private let highWater: Int
+    private let state = Protected(State())
 
     /// The most bytes that ever waited for the consumer, how often the transfer paused, and the most
     /// slots the queue ever held: what the bound did (for tests and diagnostics).
     var backpressure: (peakBufferedBytes: Int, pauses: Int, peakQueueSlots: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (peakBufferedBytes, pauses, peakQueueSlots)
+        state.withLock { ($0.peakBufferedBytes, $0.pauses, $0.peakQueueSlots) }
     }
-    private var finished = false
-    private var failure: (any Error)?
-    private var head: CheckedContinuation<HTTPURLResponse, any Error>?
-    private var consumer: CheckedContinuation<Data?, any Error>?
-    /// The transfer's task, to resume and cancel it; nil once finished (the task holds this stream
-    /// through its delivery: letting go of it then breaks the cycle).
-    private var task: SessionTask?
-    /// The final response's head once it arrived (a failure after it belongs to the body).
-    private var headResponse: HTTPURLResponse?
 
     init(bufferSize: Int) {
         highWater = max(1, bufferSize)
@@ -88,69 +105,66 @@ final class LeanBodyStream: @unchecked Sendable {
 
     /// Sets the task this stream belongs to (before it starts).
     func attach(_ task: SessionTask) {
-        lock.lock()
-        self.task = task
-        lock.unlock()
+        state.withLock { $0.task = task }
     }
 
     /// Cancels the transfer unless it already ended.
     func cancel() {
-        lock.lock()
-        let task = finished ? nil : self.task
-        lock.unlock()
+        let task = state.withLock { $0.finished ? nil : $0.task }
         task?.cancel()
     }
-
 
     // MARK: Engine thread
 
     /// Takes `bytes` unless the buffer is full: then false, and the transfer pauses until the consumer
     /// has taken half the buffer (the same bytes are offered again then).
     func offer(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        lock.lock()
-        if bufferedBytes >= highWater && consumer == nil {
-            producerPaused = true
-            pauses += 1
-            lock.unlock()
-            return false
+        let highWater = self.highWater
+        let outcome = state.withLock { state -> (accepted: Bool, waiting: CheckedContinuation<Data?, any Error>?, chunk: Data?) in
+            if state.bufferedBytes >= highWater && state.consumer == nil {
+                state.producerPaused = true
+                state.pauses += 1
+                return (false, nil, nil)
+            }
+            let waiting = state.consumer
+            state.consumer = nil
+            let chunk = Data(bytes)
+            if waiting == nil {
+                state.chunks.append(chunk)
+                state.bufferedBytes += chunk.count
+                state.peakBufferedBytes = max(state.peakBufferedBytes, state.bufferedBytes)
+                state.peakQueueSlots = max(state.peakQueueSlots, state.chunks.count)
+            }
+            return (true, waiting, chunk)
         }
-        let waiting = consumer
-        consumer = nil
-        let chunk = Data(bytes)
-        if waiting == nil {
-            chunks.append(chunk)
-            bufferedBytes += chunk.count
-            peakBufferedBytes = max(peakBufferedBytes, bufferedBytes)
-            peakQueueSlots = max(peakQueueSlots, chunks.count)
-        }
-        lock.unlock()
-        waiting?.resume(returning: chunk)
-        return true
+        if let waiting = outcome.waiting, let chunk = outcome.chunk { waiting.resume(returning: chunk) }
+        return outcome.accepted
     }
 
     /// The final response's head arrived (after redirects and challenges).
     func headArrived(_ response: HTTPURLResponse) {
-        lock.lock()
-        headResponse = response
-        let waiting = head
-        head = nil
-        lock.unlock()
+        let waiting = state.withLock { state in
+            state.headResponse = response
+            defer { state.head = nil }
+            return state.head
+        }
         waiting?.resume(returning: response)
     }
 
     /// The transfer ended: after the buffered chunks, `next()` returns nil, or throws `error`.
     func finish(_ task: SessionTask, error: (any Error)?) {
         let response = task.response as? HTTPURLResponse
-        lock.lock()
-        finished = true
-        failure = error
-        if headResponse == nil, error == nil { headResponse = response }
-        self.task = nil
-        let waitingHead = head  // only set while no head arrived
-        head = nil
-        let waiting = chunkIndex == chunks.count ? consumer : nil
-        if waiting != nil { consumer = nil }
-        lock.unlock()
+        let (waitingHead, waiting) = state.withLock { state in
+            state.finished = true
+            state.failure = error
+            if state.headResponse == nil, error == nil { state.headResponse = response }
+            state.task = nil
+            let waitingHead = state.head  // only set while no head arrived
+            state.head = nil
+            let waiting = state.chunkIndex == state.chunks.count ? state.consumer : nil
+            if waiting != nil { state.consumer = nil }
+            return (waitingHead, waiting)
+        }
         if let waitingHead {
             if let error { waitingHead.resume(throwing: error) }
             else if let response { waitingHead.resume(returning: response) }
@@ -166,63 +180,54 @@ final class LeanBodyStream: @unchecked Sendable {
     /// The response head, once it arrived; throws when the transfer failed before it.
     func response() async throws -> HTTPURLResponse {
         try await withCheckedThrowingContinuation { continuation in
-            lock.lock()
-            if let headResponse {
-                lock.unlock()
-                continuation.resume(returning: headResponse)
-                return
+            enum Answer { case response(HTTPURLResponse), failure(any Error), wait }
+            let answer = state.withLock { state -> Answer in
+                if let headResponse = state.headResponse { return .response(headResponse) }
+                guard state.finished else {
+                    state.head = continuation
+                    return .wait
+                }
+                // Ended before any head: the failure is the caller's (kept for nobody else).
+                defer { state.failure = nil }
+                return .failure(state.failure ?? CurlErrorMapping.error(.badServerResponse, url: nil))
             }
-            guard finished else {
-                head = continuation
-                lock.unlock()
-                return
+            switch answer {
+            case .response(let response): continuation.resume(returning: response)
+            case .failure(let error): continuation.resume(throwing: error)
+            case .wait: break
             }
-            // Ended before any head: the failure is the caller's (kept for nobody else).
-            let failure = self.failure
-            self.failure = nil
-            lock.unlock()
-            continuation.resume(throwing: failure ?? CurlErrorMapping.error(.badServerResponse, url: nil))
         }
     }
 
     /// The next chunk, nil at the end; throws the transfer's error after the chunks before it.
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        let highWater = self.highWater
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                lock.lock()
-                if chunkIndex < chunks.count {
-                    let chunk = chunks[chunkIndex]
-                    // The slot lets go of the chunk now: a consumer that never quite catches up never
-                    // empties the array, and consumed chunks must not stay alive in it.
-                    chunks[chunkIndex] = Data()
-                    chunkIndex += 1
-                    bufferedBytes -= chunk.count
-                    if chunkIndex == chunks.count {
-                        chunks.removeAll(keepingCapacity: true)
-                        chunkIndex = 0
-                    } else if chunkIndex >= 64 && chunkIndex * 2 >= chunks.count {
-                        chunks.removeFirst(chunkIndex)
-                        chunkIndex = 0
+                enum Answer { case chunk(Data), end((any Error)?), wait }
+                let (answer, resumed) = state.withLock { state -> (Answer, SessionTask?) in
+                    if state.chunkIndex < state.chunks.count {
+                        let chunk = state.takeChunk()
+                        let resumed = state.producerPaused && state.bufferedBytes <= highWater / 2 ? state.task : nil
+                        if resumed != nil { state.producerPaused = false }
+                        return (.chunk(chunk), resumed)
                     }
-                    let resumed = producerPaused && bufferedBytes <= highWater / 2 ? task : nil
-                    if resumed != nil { producerPaused = false }
-                    lock.unlock()
-                    if let resumed { resumed.controller.unpauseTask(resumed) }
-                    continuation.resume(returning: chunk)
-                    return
+                    if state.finished {
+                        defer { state.failure = nil }  // thrown once; then the sequence is over
+                        return (.end(state.failure), nil)
+                    }
+                    state.consumer = continuation
+                    let resumed = state.producerPaused ? state.task : nil
+                    state.producerPaused = false
+                    return (.wait, resumed)
                 }
-                if finished {
-                    let failure = self.failure
-                    self.failure = nil  // thrown once; then the sequence is over
-                    lock.unlock()
-                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
-                    return
-                }
-                consumer = continuation
-                let resumed = producerPaused ? task : nil
-                producerPaused = false
-                lock.unlock()
                 if let resumed { resumed.controller.unpauseTask(resumed) }
+                switch answer {
+                case .chunk(let chunk): continuation.resume(returning: chunk)
+                case .end(let failure?): continuation.resume(throwing: failure)
+                case .end(nil): continuation.resume(returning: nil)
+                case .wait: break
+                }
             }
         } onCancel: {
             cancel()

@@ -1,3 +1,4 @@
+import AFProtocols
 import Foundation
 
 extension HTTPRequestOperation {

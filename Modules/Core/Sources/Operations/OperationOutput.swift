@@ -1,3 +1,4 @@
+import AFProtocols
 import Foundation
 
 /// Where a ``HTTPRequestOperation`` writes the response body (AFURLConnectionOperation's outputStream).

@@ -1,24 +1,28 @@
 import Foundation
 
-/// A value guarded by a lock: the cross-thread state of the engine, tasks and managers.
+/// A value guarded by a lock: the package's one lock type, for every module's cross-thread state.
 ///
 /// A pthread mutex rather than Synchronization's Mutex because ThreadSanitizer sees pthread mutexes on
 /// Linux, and the Core tests must run clean under `--sanitize=thread`. The mutex lives in the same
 /// allocation as the value (NSLock would add an object and a separately allocated mutex): every task
 /// carries a few of these, so they are made and freed on every request.
-struct Protected<Value>: @unchecked Sendable {
-    // @unchecked Sendable: the value is only read or written with the mutex held.
+package struct Protected<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: the value is Sendable and only read or written with the mutex held; the
+    // storage class is what the compiler cannot check.
     private let storage: Storage
 
-    init(_ value: Value) { storage = Storage.make(value) }
+    package init(_ value: Value) { storage = Storage.make(value) }
 
-    /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, mutex in
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return try body(&value.pointee)
-        }
+    /// Runs `body` with exclusive access to the value; rethrows what `body` throws, typed.
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let (value, mutex) = storage.withUnsafeMutablePointers { ($0, $1) }
+        // The pointers stay valid while `storage` lives: keep it alive until the lock is released.
+        defer { withExtendedLifetime(storage) {} }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
     }
 
     /// The value (header) and its mutex (the single tail element) in one allocation.
