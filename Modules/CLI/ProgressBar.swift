@@ -3,9 +3,7 @@ import Foundation
 
 /// A one-line download progress bar (percentage, bytes, rate, ETA) redrawn at most ten times a second.
 /// It draws only when its output is a terminal; otherwise every call does nothing.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked Sendable: FileHandle is not Sendable in swift-corelibs-foundation, though writing to one
-    // from several threads is safe; every write happens under `drawing`'s lock anyway.
+final class ProgressBar: Sendable {
     private let output: FileHandle
     private let isTerminal: Bool
     private let offset: Int64

@@ -41,8 +41,7 @@ protocol EngineEvents: AnyObject, Sendable {
 }
 
 /// How a transfer ended.
-struct TransferOutcome: @unchecked Sendable {
-    // @unchecked Sendable: `error` is a URLError or a body source's Sendable error; the rest are values.
+struct TransferOutcome: Sendable {
     /// The body of a data task (nil on failure: never a partial body).
     var data: Data?
     /// A download's temporary file (nil on failure).

@@ -5,9 +5,7 @@ import FoundationNetworking
 
 /// The parts of a `URLSessionConfiguration` the engine applies, copied once so the engine thread never
 /// reads the (non-Sendable) configuration object.
-struct EngineSettings: @unchecked Sendable {
-    // @unchecked Sendable: HTTPCookieStorage and URLCredentialStorage are internally synchronized
-    // Foundation objects; everything else is a value.
+struct EngineSettings: Sendable {
     var additionalHeaders: [(name: String, value: String)]
     /// The additional headers' names, lowercased (read for every request).
     var additionalHeaderNames: Set<String>

@@ -5,8 +5,7 @@ import FoundationNetworking
 
 /// An HTTP authentication challenge (Basic or Digest) the server sent with a 401: what AFNetworking's
 /// challenge blocks receive as `NSURLAuthenticationChallenge`.
-public struct HTTPAuthenticationChallenge: @unchecked Sendable {
-    // @unchecked Sendable: URLProtectionSpace and HTTPURLResponse are immutable once created.
+public struct HTTPAuthenticationChallenge: Sendable {
     /// Host, port, protocol, realm and authentication method
     /// (`NSURLAuthenticationMethodHTTPBasic` or `NSURLAuthenticationMethodHTTPDigest`).
     public let protectionSpace: URLProtectionSpace

@@ -10,9 +10,7 @@ import FoundationNetworking
 /// The engine thread only copies the header lines' bytes: splitting them into fields and Foundation's
 /// initializer (which canonicalizes every name, about 1 µs a header) cost more than the rest of a small
 /// request's engine work, so they run off the engine thread (usually on the processing queue) or not at all.
-final class ResponseHead: @unchecked Sendable {
-    // @unchecked Sendable: the stored properties are immutable values; the built response is cached
-    // under a lock, and HTTPURLResponse is immutable once created.
+final class ResponseHead: Sendable {
     let url: URL
     let statusCode: Int
     let httpVersion: String

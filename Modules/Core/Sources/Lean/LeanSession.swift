@@ -86,8 +86,7 @@ public struct LeanSession: Sendable {
         return response
     }
 
-    private struct Outcome: @unchecked Sendable {
-        // @unchecked Sendable: the task is Sendable; `data` and `temporaryFile` are values handed over once.
+    private struct Outcome: Sendable {
         let task: SessionTask
         let data: Data?
         let temporaryFile: URL?

@@ -224,8 +224,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         guard let failure else { return }
         let queue = completionQueue ?? .main
         let group = completionGroup ?? defaultGroup
-        let sendableError = UncheckedError(error: error)
-        queue.async(group: group) { failure(nil, sendableError.error) }
+        queue.async(group: group) { failure(nil, error) }
     }
 }
 
@@ -245,8 +244,3 @@ public struct InvalidSecurityPolicyError: Error, Sendable, CustomStringConvertib
     public var errorDescription: String? { description }
 }
 
-/// An error crossing to the completion queue.
-struct UncheckedError: @unchecked Sendable {
-    // @unchecked Sendable: serializer errors are NSError/URLError values, never mutated after creation.
-    let error: any Error
-}

@@ -18,9 +18,7 @@ enum TaskCompletion: Sendable {
 
 /// The per-task state a session manager keeps (AFURLSessionManagerTaskDelegate): progress objects,
 /// progress closures, the destination and the completion.
-final class TaskDelegate: @unchecked Sendable {
-    // @unchecked Sendable: the closures, queue and task are `let`s; the Progress objects (internally locked
-    // by Foundation), the observers and the mutable `engine` sit in a lock (Protected).
+final class TaskDelegate: Sendable {
     /// Everything mutable, under one lock (a task's delegate is made on every request: one lock, one allocation).
     private let state = Protected(State())
     /// Strong: the manager drops the delegate when the task completes, which ends the cycle. (A weak

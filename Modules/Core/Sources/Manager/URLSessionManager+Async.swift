@@ -37,9 +37,7 @@ final class ResultRelay<Value: Sendable>: Sendable {
 }
 
 /// A result carrying a download's file.
-struct DownloadResult: @unchecked Sendable {
-    // @unchecked Sendable: the error is a URLError, an NSError from FileManager, or a serializer's error,
-    // none mutated after creation.
+struct DownloadResult: Sendable {
     var response: URLResponse?
     var fileURL: URL?
     var error: (any Error)?

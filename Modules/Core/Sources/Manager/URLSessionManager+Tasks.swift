@@ -164,8 +164,7 @@ extension URLSessionManager {
 }
 
 /// A body that cannot be opened: fails the upload with the error found when the task was made.
-private struct UnreadableBodySource: BodySource, @unchecked Sendable {
-    // @unchecked Sendable: holds one immutable Error value produced by FileBodySource (a Sendable enum).
+private struct UnreadableBodySource: BodySource, Sendable {
     let error: any Error
     var contentLength: Int64? { 0 }
     func makeReader() throws -> any BodyReader { throw error }

@@ -277,8 +277,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
 extension URLSessionConfiguration {
     /// A copy of a configuration that can cross threads: the configuration object itself is not Sendable.
-    struct Snapshot: @unchecked Sendable {
-        // @unchecked Sendable: the copied configuration is never mutated; `make()` hands out copies.
+    struct Snapshot: Sendable {
         private let configuration: URLSessionConfiguration
 
         init(_ configuration: URLSessionConfiguration) {

@@ -22,8 +22,7 @@ extension HTTPRequestOperation {
             operationProcessingQueue.async { [self] in
                 let object = responseObject
                 if let error {
-                    let failingError = OperationError(error: error)
-                    queue.async(group: group) { failure?(self, failingError.error) }
+                    queue.async(group: group) { failure?(self, error) }
                 } else {
                     queue.async(group: group) { success?(self, object) }
                 }
@@ -40,8 +39,3 @@ let operationProcessingQueue = DispatchQueue(label: "com.alamofire.networking.ht
 /// The group callbacks run in when the operation has no completion group.
 let operationCompletionGroup = DispatchGroup()
 
-/// An error crossing to the completion queue.
-struct OperationError: @unchecked Sendable {
-    // @unchecked Sendable: transport errors are URLErrors and serializer errors NSErrors, never mutated.
-    let error: any Error
-}

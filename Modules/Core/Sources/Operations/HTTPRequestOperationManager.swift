@@ -255,7 +255,6 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
                                     _ error: any Error) {
         guard let failure else { return }
         let (queue, group) = settings.withLock { ($0.completionQueue ?? .main, $0.completionGroup ?? operationCompletionGroup) }
-        let failing = OperationError(error: error)
-        queue.async(group: group) { failure(nil, failing.error) }
+        queue.async(group: group) { failure(nil, error) }
     }
 }

@@ -246,18 +246,19 @@ struct TaskStorage: Sendable {
 
 /// A task that loads a response body into memory (`URLSessionDataTask`).
 public class SessionDataTask: SessionTask, @unchecked Sendable {
-    // @unchecked Sendable: adds no stored state (see SessionTask).
+    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; adds no state.
 }
 
 /// A data task that sends a body from memory, a file or a streamed source (`URLSessionUploadTask`).
 public final class SessionUploadTask: SessionDataTask, @unchecked Sendable {
-    // @unchecked Sendable: adds no stored state (see SessionTask).
+    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; adds no state.
 }
 
 /// A task that writes its response body to a temporary file, then moves it to the destination the
 /// session manager's closure returns (`URLSessionDownloadTask`).
 public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
-    // @unchecked Sendable: `resumeDataHandler` lives in a lock; nothing else is added.
+    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; its one added
+    // property is a Protected.
     private let resumeDataHandler = Protected<(@Sendable (Data?) -> Void)?>(nil)
 
     /// Cancels the download and hands `completionHandler` data that ``URLSessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``
