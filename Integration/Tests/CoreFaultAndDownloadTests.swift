@@ -77,7 +77,7 @@ struct CoreFaultTests {
     @Test func thousandConcurrentTasksCompleteWithoutDescriptorGrowth() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         let url = servers.nginx.httpURL(servers.files.oneKilobyte.urlPath)
         _ = try await manager.data(for: URLRequest(url: url))
         let before = openFileDescriptors()
@@ -238,7 +238,7 @@ struct CoreTLSTests {
     @Test func defaultSecurityPolicyDecidesInsideTheHandshake() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         #expect(manager.securityPolicy is SecurityPolicy)
         // The test CA is not in the system store: AF's default policy rejects every scenario...
         for scenario in [TLSScenario.valid, .selfSigned, .expired] {
@@ -271,7 +271,7 @@ struct CoreTLSTests {
         let intermediate = try Data(contentsOf: servers.certificates.intermediateCA.der)
         let policy = LeafPinPolicy(pinnedLeaf: leaf)
         let manager = coreManager(baseURL: servers.nginx.httpsURL("/", scenario: .valid))
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         try manager.setSecurityPolicy(policy)
         let collected = Mutex<SessionTaskMetrics?>(nil)
         var hooks = SessionManagerHooks()

@@ -133,7 +133,7 @@ struct CoreHostileRedirectTests {
     func challengeCredentialStaysWithItsOrigin(redirectHook: Bool) async throws {
         let (a, b, _) = try await origins()
         let manager = coreManager()
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         if redirectHook {
             var hooks = SessionManagerHooks()
             hooks.taskWillPerformHTTPRedirection = { _, _, request in request }
@@ -265,7 +265,7 @@ struct CoreHostileBoundsTests {
     @Test func endlessChunkedBodyStopsAtATaskBound() async throws {
         let url = try await fault("/hostile/endless")
         let manager = coreManager()
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         let result = await runTask { done in
             let task = manager.dataTask(with: URLRequest(url: url), completionHandler: done)
             task.transferLimits = TransferLimits(maximumBodySize: 4 << 20)
@@ -322,7 +322,7 @@ struct CoreHostileBoundsTests {
     @Test func fifteenThousandHeadersArriveWhole() async throws {
         let url = try await fault("/hostile/many-headers", ["count": "15000"])
         let manager = coreManager()
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         let result = await runTask { done in manager.dataTask(with: URLRequest(url: url), completionHandler: done) }
         let fields = try #require(result.response?.allHeaderFields as? [String: String])
         #expect(fields.keys.filter { $0.hasPrefix("H") }.count == 15000)
@@ -333,7 +333,7 @@ struct CoreHostileBoundsTests {
         // One byte every 1.5 s, idle timeout 2 s: never idle that long (a low-speed limit would cut it).
         let url = try await fault("/hostile/trickle", ["bytes": "3", "interval": "1.5"])
         let manager = coreManager { $0.timeoutIntervalForRequest = 2 }
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         let result = await runTask { done in manager.dataTask(with: URLRequest(url: url), completionHandler: done) }
         #expect(result.error == nil)
         #expect(result.object as? Data == Data("xxx".utf8))

@@ -120,7 +120,7 @@ struct CoreTaskPriorityTests {
     @Test func waitingTasksStartOnceTheHostMultiplexes() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager { $0.httpMaximumConnectionsPerHost = 1 }
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         var policy = SecurityPolicy.default
         policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
         try manager.setSecurityPolicy(policy)

@@ -158,7 +158,7 @@ enum CoreSender {
     /// Any status comes back as data, so a test sees the server's own answer.
     private static let manager = URLSessionManager(
         sessionConfiguration: .ephemeral,
-        responseSerializer: DataResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil)))
+        responseSerializer: HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil)))
 
     static func send(_ request: URLRequest, body: (any BodySource)? = nil) async throws -> ServerReply {
         let response: URLResponse?, object: (any Sendable)?

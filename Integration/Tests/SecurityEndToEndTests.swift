@@ -30,7 +30,7 @@ struct SecurityEndToEndTests {
     private func health(_ servers: IntegrationServers, _ scenario: TLSScenario, _ policy: SecurityPolicy,
                         host: String = "localhost") async throws -> Data? {
         let manager = HTTPSessionManager(baseURL: servers.nginx.httpsURL("/", scenario: scenario, host: host))
-        manager.responseSerializer = DataResponseSerializer()
+        manager.responseSerializer = HTTPResponseSerializer()
         try manager.setSecurityPolicy(policy)
         let result = try await manager.get("health")
         return result.object as? Data

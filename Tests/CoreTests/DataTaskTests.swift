@@ -206,7 +206,7 @@ struct DataTaskTests {
         // Under `swift test` on Linux the main queue is serviced, so the AF default works here.
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
-        let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: DataResponseSerializer())
+        let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: HTTPResponseSerializer())
         let queueName = await withCheckedContinuation { continuation in
             manager.dataTask(with: URLRequest(url: sharedServer.url("/bytes/1"))) { _, _, _ in
                 continuation.resume(returning: DispatchQueue.getSpecific(key: key))
@@ -252,7 +252,7 @@ struct DataTaskTests {
         let info = try #require(captured.withLock { $0 }).value
         #expect(info[NetworkingTaskDidCompleteKey.responseData] as? Data == LoopbackServer.pattern(10))
         #expect(info[NetworkingTaskDidCompleteKey.serializedResponse] as? Data == LoopbackServer.pattern(10))
-        #expect(info[NetworkingTaskDidCompleteKey.responseSerializer] is DataResponseSerializer)
+        #expect(info[NetworkingTaskDidCompleteKey.responseSerializer] is HTTPResponseSerializer)
         #expect(info[NetworkingTaskDidCompleteKey.sessionTaskMetrics] is SessionTaskMetrics)
         #expect(info[NetworkingTaskDidCompleteKey.error] == nil)
     }

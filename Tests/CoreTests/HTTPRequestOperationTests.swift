@@ -182,7 +182,7 @@ struct HTTPRequestOperationTests {
     @Test("a serialization error takes precedence over the transport error")
     func serializationErrorFirst() async {
         let operation = loopbackOperation("/drop")
-        operation.responseSerializer = DataResponseSerializer(
+        operation.responseSerializer = HTTPResponseSerializer(
             validation: HTTPResponseValidation(acceptableContentTypes: ["application/json"]))
         let result = await outcome(of: operation) { operation.start() }
         #expect(!result.succeeded)
@@ -365,7 +365,7 @@ struct OperationBatchTests {
     func managerVerbs() async throws {
         let manager = HTTPRequestOperationManager(baseURL: sharedServer.url("/"),
                                                   requestSerializer: FormURLEncodingRequestSerializer(),
-                                                  responseSerializer: DataResponseSerializer())
+                                                  responseSerializer: HTTPResponseSerializer())
         manager.completionQueue = DispatchQueue(label: "operation.tests.manager")
         let object: Data? = await withCheckedContinuation { continuation in
             let operation = manager.get("query", parameters: ["a": "1", "b": "x y"], success: { _, object in
@@ -400,7 +400,7 @@ struct OperationHookTests {
     func redirectStops() async {
         let seen = Protected<[Int]>([])
         let operation = loopbackOperation("/redirect")
-        operation.responseSerializer = DataResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
+        operation.responseSerializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
         operation.setRedirectResponseBlock { _, request, response in
             seen.withLock { $0.append(response.statusCode) }
             #expect(request.url?.path == "/bytes/5")

@@ -21,7 +21,7 @@ struct Completion: @unchecked Sendable {
 func makeManager(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSessionManager {
     let configuration = URLSessionConfiguration.ephemeral
     configure(configuration)
-    let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: DataResponseSerializer())
+    let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
     manager.completionQueue = DispatchQueue(label: "core.tests.completion")
     return manager
 }
@@ -93,5 +93,5 @@ func closedPort() -> Int {
 /// An HTTP manager on AFCore's own serializers.
 func makeHTTPManager(baseURL: URL?) -> HTTPSessionManager {
     HTTPSessionManager(baseURL: baseURL, sessionConfiguration: .ephemeral,
-                       requestSerializer: FormURLEncodingRequestSerializer(), responseSerializer: DataResponseSerializer())
+                       requestSerializer: FormURLEncodingRequestSerializer(), responseSerializer: HTTPResponseSerializer())
 }

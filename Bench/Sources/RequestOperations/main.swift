@@ -57,7 +57,7 @@ func run(_ operation: HTTPRequestOperation, start: (HTTPRequestOperation) -> Voi
 
 // MARK: 100 MiB to memory
 
-let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: DataResponseSerializer())
+let manager = URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: HTTPResponseSerializer())
 manager.completionQueue = completionQueue
 
 resetPeakRSS()

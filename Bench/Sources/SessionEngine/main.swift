@@ -220,7 +220,7 @@ func configuration(width: Int) -> URLSessionConfiguration {
 let pinnedCertificates = Set(try SecurityPolicy.certificates(fromPEM: Data(contentsOf: server.certificatePEM)))
 
 func makeManager(width: Int, http2: Bool = false) -> URLSessionManager {
-    let manager = URLSessionManager(sessionConfiguration: configuration(width: width), responseSerializer: DataResponseSerializer())
+    let manager = URLSessionManager(sessionConfiguration: configuration(width: width), responseSerializer: HTTPResponseSerializer())
     manager.completionQueue = DispatchQueue(label: "bench.completion")
     if http2 {
         var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: pinnedCertificates)

@@ -93,7 +93,7 @@ extension HTTPSessionManager {
                                                       _ parameters: ParameterValue?, _ headers: [String: String]?,
                                                       as type: Value.Type, decoder: JSONDecoder) async throws -> Value {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
-        let (_, object) = try await data(for: request, serializer: DataResponseSerializer())
+        let (_, object) = try await data(for: request, serializer: HTTPResponseSerializer())
         let body = (object as? Data) ?? Data()
         return try decoder.decode(type, from: body)
     }

@@ -23,7 +23,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     // lives in a lock (Protected), and the `let`s are Sendable or internally synchronized (DispatchQueue).
 
     private struct Settings {
-        var responseSerializer: any ResponseSerializing = DataResponseSerializer()
+        var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
         var securityPolicy: (any ServerTrustEvaluating)?
         var reachabilityManager: (any NetworkReachabilityMonitoring)?
         var completionQueue: DispatchQueue?
@@ -53,7 +53,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
                                         attributes: .concurrent)
 
     /// Creates a manager whose session uses `configuration` (nil: `URLSessionConfiguration.default`) and
-    /// decodes with `responseSerializer` (``DataResponseSerializer`` gives AFHTTPResponseSerializer's
+    /// decodes with `responseSerializer` (``HTTPResponseSerializer`` gives AFHTTPResponseSerializer's
     /// behaviour). The configuration is copied: later changes to the object do not affect the session.
     ///
     /// The umbrella module `AFNetworking` adds `init(sessionConfiguration:)` with AFNetworking's defaults

@@ -16,7 +16,7 @@ import AFProtocols
 /// written; ``resume()`` continues with `Range: bytes=<offset>-` and `If-Range: <ETag>` (Last-Modified
 /// when there is no ETag): a 206 appends, any other answer starts the body over.
 ///
-/// ``responseObject`` is serialized lazily by ``responseSerializer`` (default ``DataResponseSerializer``,
+/// ``responseObject`` is serialized lazily by ``responseSerializer`` (default ``HTTPResponseSerializer``,
 /// AFHTTPResponseSerializer's behaviour); a serialization error takes precedence over the transport error
 /// in ``error``. Cancelling before the start finishes the operation with `URLError(.cancelled)` (-999).
 ///
@@ -27,7 +27,7 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
 
     /// The options, read when a transfer starts.
     private struct Settings {
-        var responseSerializer: any ResponseSerializing = DataResponseSerializer()
+        var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
         var securityPolicy: (any ServerTrustEvaluating)?
         var credential: URLCredential?
         var shouldUseCredentialStorage = true
@@ -87,7 +87,7 @@ open class HTTPRequestOperation: Operation, @unchecked Sendable {
 
     // MARK: Configuration
 
-    /// Validates and decodes the response (default ``DataResponseSerializer``: status 200–299, the object
+    /// Validates and decodes the response (default ``HTTPResponseSerializer``: status 200–299, the object
     /// is the body). Setting it discards an object already serialized, as AFNetworking.
     public var responseSerializer: any ResponseSerializing {
         get { settings.withLock { $0.responseSerializer } }

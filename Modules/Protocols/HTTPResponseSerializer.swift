@@ -1,10 +1,10 @@
-import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Validates a response and returns its body unchanged (AFHTTPResponseSerializer).
+/// Validates a response and returns its body unchanged (AFHTTPResponseSerializer): the default of every
+/// manager in AFCore, and the base rule of AFResponseSerialization's decoding serializers.
 ///
 /// Defaults: status codes 200..<300, any content type. The result's object is the body `Data` (or
 /// `nil` when there was none); its error is the validation error, if any.
