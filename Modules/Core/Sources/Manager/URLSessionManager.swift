@@ -22,16 +22,11 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     // @unchecked Sendable: the class is open for subclassing (HTTPSessionManager); every mutable property
     // lives in a lock (Protected), and the `let`s are Sendable or internally synchronized (DispatchQueue).
 
-    private struct Settings {
-        var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
+    /// Everything mutable about the manager's behaviour, under one lock.
+    private struct State {
+        var settings = Settings()
         var securityPolicy: (any ServerTrustEvaluating)?
-        var reachabilityManager: (any NetworkReachabilityMonitoring)?
-        var completionQueue: DispatchQueue?
-        var completionGroup: DispatchGroup?
-        var maximumRedirects = 16
         var discardsReceivedBody = false
-        var httpVersion = HTTPVersionPreference.automatic
-        var transferLimits = TransferLimits()
         var hooks = HooksSnapshot(SessionManagerHooks())
     }
 
@@ -46,7 +41,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     let leanController = LeanTaskController()
     private let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
-    private let settings = Protected(Settings())
+    private let state = Protected(State())
     private let registry = Protected(Registry())
     /// Where responses are serialized (concurrent, as AFNetworking's processing queue).
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing",
@@ -63,7 +58,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         let configuration = configuration ?? URLSessionConfiguration.default
         configurationTemplate = EngineSettings(configuration: configuration)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
-        settings.withLock { $0.responseSerializer = responseSerializer }
+        state.withLock { $0.settings.responseSerializer = responseSerializer }
         let engine = SessionEngine(settings: configurationTemplate, events: self)
         registry.withLock { $0.engine = engine }
         leanController.attach(self)
@@ -84,77 +79,94 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// A copy of the configuration the session was created with.
     public var sessionConfiguration: URLSessionConfiguration { configurationCopy.make() }
 
-    /// Validates and decodes responses of data and upload tasks (the one given at creation until changed).
+    /// The settings as one value: a consistent snapshot to read, or a whole value to apply (see
+    /// ``Settings``; ``updateSettings(_:)`` changes several at once). Each setting is also a property of
+    /// its own under its AFNetworking name.
+    public var settings: Settings {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue } }
+    }
+
+    /// Changes several settings at once, atomically (another thread's change to any setting is not lost
+    /// in between, as it could be between reading and assigning ``settings``).
+    public func updateSettings<Result>(_ body: (inout Settings) throws -> Result) rethrows -> Result {
+        try state.withLock { try body(&$0.settings) }
+    }
+
+    private func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
+        state.withLock { $0.settings[keyPath: path] }
+    }
+
+    private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
+        state.withLock { $0.settings[keyPath: path] = value }
+    }
+
+    /// ``Settings/responseSerializer``.
     public var responseSerializer: any ResponseSerializing {
-        get { settings.withLock { $0.responseSerializer } }
-        set { settings.withLock { $0.responseSerializer = newValue } }
+        get { setting(\.responseSerializer) }
+        set { set(\.responseSerializer, to: newValue) }
     }
 
     /// The policy deciding server trust inside each TLS handshake; nil (the default in this module) leaves
     /// verification to libcurl and the system CA bundle. Set it with ``setSecurityPolicy(_:)``.
-    public var securityPolicy: (any ServerTrustEvaluating)? { settings.withLock { $0.securityPolicy } }
+    public var securityPolicy: (any ServerTrustEvaluating)? { state.withLock { $0.securityPolicy } }
 
     /// Sets ``securityPolicy``; new connections are decided by it.
     /// - Throws: nothing here; ``HTTPSessionManager`` refuses a pinning policy for a non-https base URL.
     open func setSecurityPolicy(_ policy: (any ServerTrustEvaluating)?) throws {
-        settings.withLock { $0.securityPolicy = policy }
+        state.withLock { $0.securityPolicy = policy }
         registry.withLock { $0.engine }?.trustContext.currentPolicy = policy
     }
 
-    /// A reachability monitor the app can consult (not started by the manager). Default nil here; the
-    /// umbrella module sets the shared monitor.
+    /// ``Settings/reachabilityManager``.
     public var reachabilityManager: (any NetworkReachabilityMonitoring)? {
-        get { settings.withLock { $0.reachabilityManager } }
-        set { settings.withLock { $0.reachabilityManager = newValue } }
+        get { setting(\.reachabilityManager) }
+        set { set(\.reachabilityManager, to: newValue) }
     }
 
-    /// Where completion handlers run; nil (the default) means the main queue.
+    /// ``Settings/completionQueue``.
     public var completionQueue: DispatchQueue? {
-        get { settings.withLock { $0.completionQueue } }
-        set { settings.withLock { $0.completionQueue = newValue } }
+        get { setting(\.completionQueue) }
+        set { set(\.completionQueue, to: newValue) }
     }
 
-    /// Which HTTP version transfers ask for. Default ``HTTPVersionPreference/automatic`` (HTTP/2 over
-    /// TLS when the server offers it, HTTP/1.1 in clear). Applies to transfers started afterwards.
+    /// ``Settings/httpVersion``.
     public var httpVersion: HTTPVersionPreference {
-        get { settings.withLock { $0.httpVersion } }
-        set { settings.withLock { $0.httpVersion = newValue } }
+        get { setting(\.httpVersion) }
+        set { set(\.httpVersion, to: newValue) }
     }
 
-    /// Bounds on what a server can make a transfer hold: the in-memory body (default 256 MiB), the
-    /// download file (default none) and the header block (default 256 KiB). See ``TransferLimits`` for the
-    /// errors; a task's own ``SessionTask/transferLimits`` take precedence. Applies to transfers started
-    /// afterwards.
+    /// ``Settings/transferLimits``.
     public var transferLimits: TransferLimits {
-        get { settings.withLock { $0.transferLimits } }
-        set { settings.withLock { $0.transferLimits = newValue } }
+        get { setting(\.transferLimits) }
+        set { set(\.transferLimits, to: newValue) }
     }
 
-    /// How many redirects a task follows before failing with `URLError(.httpTooManyRedirects)` (-1007).
-    /// Default 16. Applies to transfers started afterwards.
+    /// ``Settings/maximumRedirects`` (a negative value is stored as 0).
     public var maximumRedirects: Int {
-        get { settings.withLock { $0.maximumRedirects } }
-        set { settings.withLock { $0.maximumRedirects = max(0, newValue) } }
+        get { setting(\.maximumRedirects) }
+        set { set(\.maximumRedirects, to: newValue) }
+    }
+
+    /// ``Settings/completionGroup``.
+    public var completionGroup: DispatchGroup? {
+        get { setting(\.completionGroup) }
+        set { set(\.completionGroup, to: newValue) }
     }
 
     /// Data tasks started afterwards hand their completion an empty body: the
     /// ``SessionManagerHooks/dataTaskDidReceiveData`` hook consumes each chunk instead (operations stream
     /// to their output this way without holding the body twice).
     var discardsReceivedBody: Bool {
-        get { settings.withLock { $0.discardsReceivedBody } }
-        set { settings.withLock { $0.discardsReceivedBody = newValue } }
+        get { state.withLock { $0.discardsReceivedBody } }
+        set { state.withLock { $0.discardsReceivedBody = newValue } }
     }
 
-    /// The group completion handlers run in; nil (the default) means a private group.
-    public var completionGroup: DispatchGroup? {
-        get { settings.withLock { $0.completionGroup } }
-        set { settings.withLock { $0.completionGroup = newValue } }
-    }
-
-    /// The optional closures (AFURLSessionManager's blocks). Set them before creating tasks.
+    /// The optional closures (AFURLSessionManager's blocks). Set them before creating tasks. Not part of
+    /// ``settings``: the engine reads which hooks are set once per task, from a snapshot made here.
     public var hooks: SessionManagerHooks {
-        get { settings.withLock { $0.hooks.value } }
-        set { settings.withLock { $0.hooks = HooksSnapshot(newValue) } }
+        get { state.withLock { $0.hooks.value } }
+        set { state.withLock { $0.hooks = HooksSnapshot(newValue) } }
     }
 
     private let privateGroup = DispatchGroup()
@@ -240,9 +252,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     var currentEngine: SessionEngine? { registry.withLock { $0.engine } }
     /// The hooks as one immutable object: reading a hook costs one retain, not a copy of every closure.
-    var currentHooks: HooksSnapshot { settings.withLock { $0.hooks } }
+    var currentHooks: HooksSnapshot { state.withLock { $0.hooks } }
     var currentSettings: (serializer: any ResponseSerializing, queue: DispatchQueue?, group: DispatchGroup?) {
-        settings.withLock { ($0.responseSerializer, $0.completionQueue, $0.completionGroup) }
+        state.withLock { ($0.settings.responseSerializer, $0.settings.completionQueue, $0.settings.completionGroup) }
     }
     var defaultGroup: DispatchGroup { privateGroup }
     var credentialStorage: URLCredentialStorage? { configurationTemplate.credentialStorage }

@@ -1,0 +1,48 @@
+import AFProtocols
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionManager {
+    /// A session manager's settings as one value (AsyncHTTPClient's `HTTPClient.Configuration` is the
+    /// model): read ``URLSessionManager/settings`` for a consistent snapshot, assign it to apply a whole
+    /// value, or change several at once with ``URLSessionManager/updateSettings(_:)``. Each setting is
+    /// also a manager property under its AFNetworking name.
+    ///
+    /// Not here: the security policy (``URLSessionManager/setSecurityPolicy(_:)`` may refuse one, and it
+    /// reaches the engine) and the hooks (``URLSessionManager/hooks``).
+    ///
+    /// Threading: a value; the manager keeps it behind its lock.
+    public struct Settings: Sendable {
+        /// Validates and decodes responses of data and upload tasks. Default ``HTTPResponseSerializer``
+        /// (the manager's initializer sets the one it is given).
+        public var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
+        /// A reachability monitor the app can consult (not started by the manager). Default nil here; the
+        /// umbrella module sets the shared monitor.
+        public var reachabilityManager: (any NetworkReachabilityMonitoring)?
+        /// Where completion handlers run; nil (the default) means the main queue.
+        public var completionQueue: DispatchQueue?
+        /// The group completion handlers run in; nil (the default) means a private group.
+        public var completionGroup: DispatchGroup?
+        /// Which HTTP version transfers ask for. Default ``HTTPVersionPreference/automatic`` (HTTP/2 over
+        /// TLS when the server offers it, HTTP/1.1 in clear). Applies to transfers started afterwards.
+        public var httpVersion = HTTPVersionPreference.automatic
+        /// Bounds on what a server can make a transfer hold: the in-memory body (default 256 MiB), the
+        /// download file (default none) and the header block (default 256 KiB). See ``TransferLimits``
+        /// for the errors; a task's own ``SessionTask/transferLimits`` take precedence. Applies to
+        /// transfers started afterwards.
+        public var transferLimits = TransferLimits()
+        /// How many redirects a task follows before failing with `URLError(.httpTooManyRedirects)`
+        /// (-1007). Default 16; a negative value is stored as 0. Applies to transfers started afterwards.
+        public var maximumRedirects: Int {
+            get { storedMaximumRedirects }
+            set { storedMaximumRedirects = max(0, newValue) }
+        }
+
+        private var storedMaximumRedirects = 16
+
+        /// AFNetworking's defaults, as above.
+        public init() {}
+    }
+}
