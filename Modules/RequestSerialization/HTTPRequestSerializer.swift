@@ -17,25 +17,18 @@ import Synchronization
 /// Threading: every property and method is safe from any thread, concurrently. Configuration reads
 /// take a snapshot, so a request in flight never sees a half-applied change.
 open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
-    // @unchecked Sendable: the only stored state is `state`, a Mutex; every read and write goes through
-    // it, and subclasses keep their own state behind their own lock.
+    // @unchecked Sendable: the class is open (subclasses are not checked by the compiler); its only stored
+    // state is `state`, a Protected, and subclasses keep theirs behind their own.
 
     /// A custom query-string serializer: given the request and the (non-nil) parameters, returns the
     /// query or body text to use instead of ``queryString(from:)``. What it throws aborts the request
     /// and reaches the caller unchanged.
     public typealias QueryStringSerialization = @Sendable (URLRequest, ParameterValue) throws -> String
 
+    /// Everything mutable, under one lock.
     private struct State {
         var headers = DefaultHTTPHeaders()
-        var stringEncoding: String.Encoding = .utf8
-        var methodsEncodingParametersInURI = FormURLEncoding.defaultMethodsEncodingParametersInURI
-        var queryStringSerialization: QueryStringSerialization?
-        var allowsCellularAccess: Bool?
-        var cachePolicy: URLRequest.CachePolicy?
-        var httpShouldHandleCookies: Bool?
-        var httpShouldUsePipelining: Bool?
-        var networkServiceType: URLRequest.NetworkServiceType?
-        var timeoutInterval: TimeInterval?
+        var settings = Settings()
     }
 
     private let state = Protected(State())
@@ -57,22 +50,42 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
 
     // MARK: Configuration
 
-    /// The encoding of form bodies (and of the query text a custom serialization returns). Default UTF-8.
-    public var stringEncoding: String.Encoding {
-        get { state.withLock { $0.stringEncoding } }
-        set { state.withLock { $0.stringEncoding = newValue } }
+    /// The settings as one value: a consistent snapshot to read, or a whole value to apply (see
+    /// ``Settings``; ``updateSettings(_:)`` changes several at once). Each setting is also a property of
+    /// its own under its AFNetworking name. Default headers are not part of it (see ``httpRequestHeaders``).
+    public var settings: Settings {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue } }
     }
 
-    /// The methods whose parameters go into the URL's query rather than the body, compared
-    /// upper-cased. Default `["GET", "HEAD", "DELETE"]`.
+    /// Changes several settings at once, atomically.
+    public func updateSettings<Result>(_ body: (inout Settings) throws -> Result) rethrows -> Result {
+        try state.withLock { try body(&$0.settings) }
+    }
+
+    private func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
+        state.withLock { $0.settings[keyPath: path] }
+    }
+
+    private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
+        state.withLock { $0.settings[keyPath: path] = value }
+    }
+
+    /// ``Settings/stringEncoding``.
+    public var stringEncoding: String.Encoding {
+        get { setting(\.stringEncoding) }
+        set { set(\.stringEncoding, to: newValue) }
+    }
+
+    /// ``Settings/httpMethodsEncodingParametersInURI``.
     public var httpMethodsEncodingParametersInURI: Set<String> {
-        get { state.withLock { $0.methodsEncodingParametersInURI } }
-        set { state.withLock { $0.methodsEncodingParametersInURI = Set(newValue.map { $0.uppercased() }) } }
+        get { setting(\.httpMethodsEncodingParametersInURI) }
+        set { set(\.httpMethodsEncodingParametersInURI, to: newValue) }
     }
 
     /// Replaces the built-in query-string rules with `serialization` (nil restores them).
     public func setQueryStringSerialization(_ serialization: QueryStringSerialization?) {
-        state.withLock { $0.queryStringSerialization = serialization }
+        set(\.queryStringSerialization, to: serialization)
     }
 
     // MARK: Mirrored request properties (applied only once set)
@@ -80,38 +93,38 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// Applied to requests built by ``request(method:urlString:parameters:)`` once set; until then it
     /// reads as `URLRequest`'s default (`true`).
     public var allowsCellularAccess: Bool {
-        get { state.withLock { $0.allowsCellularAccess } ?? Self.defaultRequest.allowsCellularAccess }
-        set { state.withLock { $0.allowsCellularAccess = newValue } }
+        get { setting(\.allowsCellularAccess) ?? Self.defaultRequest.allowsCellularAccess }
+        set { set(\.allowsCellularAccess, to: newValue) }
     }
 
     /// Applied once set; reads as `URLRequest`'s default (`.useProtocolCachePolicy`) until then.
     public var cachePolicy: URLRequest.CachePolicy {
-        get { state.withLock { $0.cachePolicy } ?? Self.defaultRequest.cachePolicy }
-        set { state.withLock { $0.cachePolicy = newValue } }
+        get { setting(\.cachePolicy) ?? Self.defaultRequest.cachePolicy }
+        set { set(\.cachePolicy, to: newValue) }
     }
 
     /// Applied once set; reads as `URLRequest`'s default (`true`) until then.
     public var httpShouldHandleCookies: Bool {
-        get { state.withLock { $0.httpShouldHandleCookies } ?? Self.defaultRequest.httpShouldHandleCookies }
-        set { state.withLock { $0.httpShouldHandleCookies = newValue } }
+        get { setting(\.httpShouldHandleCookies) ?? Self.defaultRequest.httpShouldHandleCookies }
+        set { set(\.httpShouldHandleCookies, to: newValue) }
     }
 
     /// Applied once set; reads as `URLRequest`'s default until then.
     public var httpShouldUsePipelining: Bool {
-        get { state.withLock { $0.httpShouldUsePipelining } ?? Self.defaultRequest.pipeliningSetting }
-        set { state.withLock { $0.httpShouldUsePipelining = newValue } }
+        get { setting(\.httpShouldUsePipelining) ?? Self.defaultRequest.pipeliningSetting }
+        set { set(\.httpShouldUsePipelining, to: newValue) }
     }
 
     /// Applied once set; reads as `URLRequest`'s default (`.default`) until then.
     public var networkServiceType: URLRequest.NetworkServiceType {
-        get { state.withLock { $0.networkServiceType } ?? Self.defaultRequest.networkServiceType }
-        set { state.withLock { $0.networkServiceType = newValue } }
+        get { setting(\.networkServiceType) ?? Self.defaultRequest.networkServiceType }
+        set { set(\.networkServiceType, to: newValue) }
     }
 
     /// Applied once set; reads as `URLRequest`'s default (60 seconds) until then.
     public var timeoutInterval: TimeInterval {
-        get { state.withLock { $0.timeoutInterval } ?? Self.defaultRequest.timeoutInterval }
-        set { state.withLock { $0.timeoutInterval = newValue } }
+        get { setting(\.timeoutInterval) ?? Self.defaultRequest.timeoutInterval }
+        set { set(\.timeoutInterval, to: newValue) }
     }
 
     private static var defaultRequest: URLRequest { URLRequest(url: URL(string: "http://localhost")!) }
@@ -153,7 +166,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     ///   ``request(bySerializing:withParameters:)``.
     public func request(method: String, urlString: String, parameters: ParameterValue?) throws -> URLRequest {
         var request = try FormURLEncoding.request(method: method, urlString: urlString)
-        let snapshot = state.withLock { $0 }
+        let snapshot = settings
         if let value = snapshot.allowsCellularAccess { request.allowsCellularAccess = value }
         if let value = snapshot.cachePolicy { request.cachePolicy = value }
         if let value = snapshot.httpShouldHandleCookies { request.httpShouldHandleCookies = value }
@@ -187,7 +200,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     ///   ``RequestSerializationError/Reason/stringNotEncodable(_:)`` or ``RequestSerializationError/Reason/invalidURL(_:)``.
     open func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {
         let serialized = applyingDefaultHeaders(to: request)
-        let (customSerialization, encoding) = state.withLock { ($0.queryStringSerialization, $0.stringEncoding) }
+        let (customSerialization, encoding) = state.withLock { ($0.settings.queryStringSerialization, $0.settings.stringEncoding) }
 
         var query: String?
         if let parameters {
@@ -242,7 +255,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// Whether `request`'s method (upper-cased; `GET` when unset) carries parameters in the URL.
     public func encodesParametersInURI(_ request: URLRequest) -> Bool {
         let method = (request.httpMethod ?? "GET").uppercased()
-        return state.withLock { $0.methodsEncodingParametersInURI.contains(method) }
+        return setting(\.httpMethodsEncodingParametersInURI).contains(method)
     }
 
     private static func parameterValue<Parameters: Encodable>(encoding parameters: Parameters) throws -> ParameterValue {

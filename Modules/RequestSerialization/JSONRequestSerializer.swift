@@ -14,7 +14,8 @@ import Synchronization
 ///
 /// Threading: safe from any thread, like ``HTTPRequestSerializer``.
 open class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
-    // @unchecked Sendable: the only added state, `options`, sits behind a Mutex.
+    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; the only added
+    // state, `options`, sits behind a lock (Protected).
 
     private let options = Protected<JSONSerialization.WritingOptions>([])
 

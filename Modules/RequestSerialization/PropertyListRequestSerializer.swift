@@ -14,25 +14,26 @@ import Synchronization
 ///
 /// Threading: safe from any thread, like ``HTTPRequestSerializer``.
 open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
-    // @unchecked Sendable: the only added state, `settings`, sits behind a Mutex.
+    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; the only added
+    // state, `options`, sits behind a lock (Protected).
 
-    private struct Settings {
+    private struct Options {
         var format: PropertyListSerialization.PropertyListFormat
         var writeOptions: PropertyListSerialization.WriteOptions
     }
 
-    private let settings: Protected<Settings>
+    private let options: Protected<Options>
 
     /// The body format. Default `.xml` (XML v1.0).
     public var format: PropertyListSerialization.PropertyListFormat {
-        get { settings.withLock { $0.format } }
-        set { settings.withLock { $0.format = newValue } }
+        get { options.withLock { $0.format } }
+        set { options.withLock { $0.format = newValue } }
     }
 
     /// The `PropertyListSerialization` write options (currently unused by Foundation). Default 0.
     public var writeOptions: PropertyListSerialization.WriteOptions {
-        get { settings.withLock { $0.writeOptions } }
-        set { settings.withLock { $0.writeOptions = newValue } }
+        get { options.withLock { $0.writeOptions } }
+        set { options.withLock { $0.writeOptions = newValue } }
     }
 
     /// Creates a property-list serializer; the other parameters are those of
@@ -41,7 +42,7 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
                 writeOptions: PropertyListSerialization.WriteOptions = 0,
                 applicationName: String? = nil, applicationVersion: String? = nil,
                 preferredLanguages: [String] = Locale.preferredLanguages) {
-        settings = Protected(Settings(format: format, writeOptions: writeOptions))
+        options = Protected(Options(format: format, writeOptions: writeOptions))
         super.init(applicationName: applicationName, applicationVersion: applicationVersion,
                    preferredLanguages: preferredLanguages)
     }
@@ -60,7 +61,7 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
         if serialized.value(forHTTPHeaderField: "Content-Type") == nil {
             serialized.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
         }
-        let (format, writeOptions) = settings.withLock { ($0.format, $0.writeOptions) }
+        let (format, writeOptions) = options.withLock { ($0.format, $0.writeOptions) }
         do {
             serialized.httpBody = try PropertyListSerialization.data(
                 fromPropertyList: parameters.foundationObject, format: format, options: writeOptions)
