@@ -18,24 +18,11 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     // @unchecked Sendable: open for subclassing; every mutable property lives in a lock (Protected);
     // `baseURL` is immutable and OperationQueue is thread-safe.
 
-    private struct Settings {
-        var requestSerializer: any HTTPRequestSerializing
-        var responseSerializer: any ResponseSerializing
-        var multipartFormRequestBuilder: (any MultipartFormRequestBuilding)?
-        var securityPolicy: (any ServerTrustEvaluating)?
-        var reachabilityManager: (any NetworkReachabilityMonitoring)?
-        var credential: URLCredential?
-        var shouldUseCredentialStorage = true
-        var completionQueue: DispatchQueue?
-        var completionGroup: DispatchGroup?
-        var sessionConfiguration: URLSessionConfiguration.Snapshot?
-    }
-
     /// The URL paths resolve against.
     public let baseURL: URL?
     /// The queue the verbs add their operations to (default: a new queue, unlimited concurrency).
     public let operationQueue = OperationQueue()
-    private let settings: Protected<Settings>
+    private let state: Protected<Settings>
 
     /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) building requests with
     /// `requestSerializer` and decoding with `responseSerializer`.
@@ -46,69 +33,90 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     public init(baseURL: URL?, requestSerializer: any HTTPRequestSerializing,
                 responseSerializer: any ResponseSerializing) {
         self.baseURL = baseURL.map(HTTPSessionManager.normalizedBaseURL)
-        settings = Protected(Settings(requestSerializer: requestSerializer, responseSerializer: responseSerializer))
+        state = Protected(Settings(requestSerializer: requestSerializer, responseSerializer: responseSerializer))
     }
 
     // MARK: Configuration
 
-    /// Builds every request (parameters, default headers).
+    /// The settings as one value: a consistent snapshot to read, or a whole value to apply (see
+    /// ``Settings``; ``updateSettings(_:)`` changes several at once). Each setting is also a property of
+    /// its own under its AFNetworking name.
+    public var settings: Settings {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    /// Changes several settings at once, atomically.
+    public func updateSettings<Result>(_ body: (inout Settings) throws -> Result) rethrows -> Result {
+        try state.withLock { try body(&$0) }
+    }
+
+    private func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
+        state.withLock { $0[keyPath: path] }
+    }
+
+    private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
+        state.withLock { $0[keyPath: path] = value }
+    }
+
+    /// ``Settings/requestSerializer``.
     public var requestSerializer: any HTTPRequestSerializing {
-        get { settings.withLock { $0.requestSerializer } }
-        set { settings.withLock { $0.requestSerializer = newValue } }
+        get { setting(\.requestSerializer) }
+        set { set(\.requestSerializer, to: newValue) }
     }
 
-    /// Given to every operation made afterwards.
+    /// ``Settings/responseSerializer``.
     public var responseSerializer: any ResponseSerializing {
-        get { settings.withLock { $0.responseSerializer } }
-        set { settings.withLock { $0.responseSerializer = newValue } }
+        get { setting(\.responseSerializer) }
+        set { set(\.responseSerializer, to: newValue) }
     }
 
-    /// Builds multipart POST bodies; nil makes the multipart `post` fail with `URLError(.unsupportedURL)`.
+    /// ``Settings/multipartFormRequestBuilder``.
     public var multipartFormRequestBuilder: (any MultipartFormRequestBuilding)? {
-        get { settings.withLock { $0.multipartFormRequestBuilder } }
-        set { settings.withLock { $0.multipartFormRequestBuilder = newValue } }
+        get { setting(\.multipartFormRequestBuilder) }
+        set { set(\.multipartFormRequestBuilder, to: newValue) }
     }
 
-    /// The trust policy given to every operation (nil here: libcurl's verification).
+    /// ``Settings/securityPolicy``.
     public var securityPolicy: (any ServerTrustEvaluating)? {
-        get { settings.withLock { $0.securityPolicy } }
-        set { settings.withLock { $0.securityPolicy = newValue } }
+        get { setting(\.securityPolicy) }
+        set { set(\.securityPolicy, to: newValue) }
     }
 
-    /// A reachability monitor the app can consult (not started by the manager).
+    /// ``Settings/reachabilityManager``.
     public var reachabilityManager: (any NetworkReachabilityMonitoring)? {
-        get { settings.withLock { $0.reachabilityManager } }
-        set { settings.withLock { $0.reachabilityManager = newValue } }
+        get { setting(\.reachabilityManager) }
+        set { set(\.reachabilityManager, to: newValue) }
     }
 
-    /// The credential every operation answers authentication challenges with.
+    /// ``Settings/credential``.
     public var credential: URLCredential? {
-        get { settings.withLock { $0.credential } }
-        set { settings.withLock { $0.credential = newValue } }
+        get { setting(\.credential) }
+        set { set(\.credential, to: newValue) }
     }
 
-    /// Whether operations consult the credential storage (default true).
+    /// ``Settings/shouldUseCredentialStorage``.
     public var shouldUseCredentialStorage: Bool {
-        get { settings.withLock { $0.shouldUseCredentialStorage } }
-        set { settings.withLock { $0.shouldUseCredentialStorage = newValue } }
+        get { setting(\.shouldUseCredentialStorage) }
+        set { set(\.shouldUseCredentialStorage, to: newValue) }
     }
 
-    /// Where success and failure closures run; nil (default) means the main queue.
+    /// ``Settings/completionQueue``.
     public var completionQueue: DispatchQueue? {
-        get { settings.withLock { $0.completionQueue } }
-        set { settings.withLock { $0.completionQueue = newValue } }
+        get { setting(\.completionQueue) }
+        set { set(\.completionQueue, to: newValue) }
     }
 
-    /// The group success and failure closures run in; nil (default) means a private group.
+    /// ``Settings/completionGroup``.
     public var completionGroup: DispatchGroup? {
-        get { settings.withLock { $0.completionGroup } }
-        set { settings.withLock { $0.completionGroup = newValue } }
+        get { setting(\.completionGroup) }
+        set { set(\.completionGroup, to: newValue) }
     }
 
-    /// The session configuration of every operation (nil, the default: `URLSessionConfiguration.default`).
+    /// ``Settings/sessionConfiguration``.
     public var sessionConfiguration: URLSessionConfiguration? {
-        get { settings.withLock { $0.sessionConfiguration?.make() } }
-        set { settings.withLock { $0.sessionConfiguration = newValue.map(URLSessionConfiguration.Snapshot.init) } }
+        get { setting(\.sessionConfiguration) }
+        set { set(\.sessionConfiguration, to: newValue) }
     }
 
     // MARK: Operations
@@ -126,7 +134,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     private func configured(_ operation: HTTPRequestOperation,
                             success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
                             failure: (@Sendable (HTTPRequestOperation, any Error) -> Void)?) -> HTTPRequestOperation {
-        let options = settings.withLock { $0 }
+        let options = settings
         operation.responseSerializer = options.responseSerializer
         operation.securityPolicy = options.securityPolicy
         operation.credential = options.credential
@@ -254,7 +262,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     private func failAsynchronously(_ failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?,
                                     _ error: any Error) {
         guard let failure else { return }
-        let (queue, group) = settings.withLock { ($0.completionQueue ?? .main, $0.completionGroup ?? operationCompletionGroup) }
+        let (queue, group) = state.withLock { ($0.completionQueue ?? .main, $0.completionGroup ?? operationCompletionGroup) }
         queue.async(group: group) { failure(nil, error) }
     }
 }
