@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AFReachability", targets: ["AFReachability"]),
         .library(name: "AFActivityIndicator", targets: ["AFActivityIndicator"]),
         .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
+        .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
     ],
@@ -65,18 +66,24 @@ let package = Package(
         .target(name: "AFImageLoading", dependencies: ["AFProtocols", "CImageCodecs"],
                 path: "Modules/ImageLoading/Sources"),
 
-        // MARK: Umbrella and the tool
+        // MARK: The composing layer: the 2.x operations on Core, the umbrella, and the tool
+        // AFOperations builds on AFCore's engine (through `package` access), so it lives beside the umbrella,
+        // the only other place that imports more than AFProtocols.
+        .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore"], path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFRequestSerialization", "AFResponseSerialization", "AFMultipart",
+            "AFProtocols", "AFCore", "AFOperations", "AFRequestSerialization", "AFResponseSerialization", "AFMultipart",
             "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
-        ], path: "Modules/AFNetworking"),
+        ], path: "Modules/AFNetworking/Umbrella"),
         .executableTarget(name: "af", dependencies: [
             "AFNetworking", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Modules/CLI"),
 
         // MARK: Unit tests, one target per module
         .testTarget(name: "AFProtocolsTests", dependencies: ["AFProtocols"], path: "Tests/ProtocolsTests"),
-        .testTarget(name: "AFCoreTests", dependencies: ["AFCore", "AFProtocols"], path: "Tests/CoreTests"),
+        .target(name: "LoopbackSupport", dependencies: ["AFProtocols"], path: "Tests/LoopbackSupport"),
+        .testTarget(name: "AFCoreTests", dependencies: ["AFCore", "AFProtocols", "LoopbackSupport"], path: "Tests/CoreTests"),
+        .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "LoopbackSupport"],
+                    path: "Tests/OperationsTests"),
         .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization", "AFCore"],
                     path: "Tests/RequestSerializationTests"),
         .testTarget(name: "AFResponseSerializationTests", dependencies: ["AFResponseSerialization"],

@@ -6,7 +6,7 @@ import FoundationNetworking
 import AFProtocols
 
 /// Maps libcurl results to the `URLError` codes of Foundation's URL loading system, as SPEC section 5 lists.
-enum CurlErrorMapping {
+package enum CurlErrorMapping {
     /// The `URLError` code for `code` (never `CURLE_OK`).
     static func urlErrorCode(for code: CURLcode) -> URLError.Code {
         switch code {
@@ -41,7 +41,7 @@ enum CurlErrorMapping {
     }
 
     /// A `URLError` with `code` and Foundation's failing-URL keys (and `extra` userInfo).
-    static func error(_ code: URLError.Code, url: URL?, description: String? = nil,
+    package static func error(_ code: URLError.Code, url: URL?, description: String? = nil,
                       extra: [String: Any] = [:]) -> URLError {
         var userInfo: [String: Any] = extra
         if let url {

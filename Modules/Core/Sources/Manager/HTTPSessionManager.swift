@@ -34,7 +34,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     }
 
     /// Adds the trailing slash a base URL with a non-empty path needs for relative resolution.
-    static func normalizedBaseURL(_ url: URL) -> URL {
+    package static func normalizedBaseURL(_ url: URL) -> URL {
         let path = url.path
         guard !path.isEmpty, !url.absoluteString.hasSuffix("/") else { return url }
         return url.appendingPathComponent("")

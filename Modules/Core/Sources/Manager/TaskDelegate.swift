@@ -5,7 +5,7 @@ import FoundationNetworking
 import AFProtocols
 
 /// What a finished task hands its completion handler.
-enum TaskCompletion: Sendable {
+package enum TaskCompletion: Sendable {
     /// Data and upload tasks: (response, serialized object, error).
     case data(@Sendable (URLResponse?, (any Sendable)?, (any Error)?) -> Void)
     /// Data and upload tasks, with the task: (task, response, serialized object, error).

@@ -61,7 +61,7 @@ extension URLSessionManager {
     }
 
     /// Creates and registers a data task (an upload task when `source` is given).
-    func makeDataTask(_ request: URLRequest, source: (any BodySource)?,
+    package func makeDataTask(_ request: URLRequest, source: (any BodySource)?,
                       uploadProgress: (@Sendable (Progress) -> Void)?,
                       downloadProgress: (@Sendable (Progress) -> Void)?,
                       completion: TaskCompletion?, completionQueue: DispatchQueue? = nil) -> SessionDataTask {

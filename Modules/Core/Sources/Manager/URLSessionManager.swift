@@ -157,7 +157,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// Data tasks started afterwards hand their completion an empty body: the
     /// ``SessionManagerHooks/dataTaskDidReceiveData`` hook consumes each chunk instead (operations stream
     /// to their output this way without holding the body twice).
-    var discardsReceivedBody: Bool {
+    package var discardsReceivedBody: Bool {
         get { state.withLock { $0.discardsReceivedBody } }
         set { state.withLock { $0.discardsReceivedBody = newValue } }
     }
@@ -289,14 +289,14 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
 extension URLSessionConfiguration {
     /// A copy of a configuration that can cross threads: the configuration object itself is not Sendable.
-    struct Snapshot: Sendable {
+    package struct Snapshot: Sendable {
         private let configuration: URLSessionConfiguration
 
-        init(_ configuration: URLSessionConfiguration) {
+        package init(_ configuration: URLSessionConfiguration) {
             self.configuration = configuration.copy() as! URLSessionConfiguration
         }
 
-        func make() -> URLSessionConfiguration {
+        package func make() -> URLSessionConfiguration {
             configuration.copy() as! URLSessionConfiguration
         }
     }

@@ -6,6 +6,7 @@
 #endif
 @_exported import AFProtocols
 @_exported import AFCore
+@_exported import AFOperations
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization
 @_exported import AFMultipart

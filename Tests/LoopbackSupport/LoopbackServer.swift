@@ -2,24 +2,23 @@
 // fixed routes (including faults). Integration tests use the harness's httpbin and nginx instead.
 import AFProtocols
 import Foundation
-@testable import AFCore
 
-final class LoopbackServer: Sendable {
-    let port: Int
+package final class LoopbackServer: Sendable {
+    package let port: Int
     private let listener: Int32
     private let stopped = Protected(false)
     private let connections = Protected<Set<Int32>>([])
 
-    init() throws {
+    package init() throws {
         (listener, port) = try Self.listen(backlog: 512)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// A listening TCP socket on 127.0.0.1 and the free port the kernel gave it (shared by the test servers).
-    static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+    package static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var reuse: Int32 = 1
@@ -42,7 +41,7 @@ final class LoopbackServer: Sendable {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    func stop() {
+    package func stop() {
         stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -157,7 +156,7 @@ final class LoopbackServer: Sendable {
     /// The pattern every byte route serves: byte i is i % 251.
     /// A plain loop: a generic `map` over a range is unspecialized in debug builds and, under the thread
     /// sanitizer, contends on the runtime's metadata lock for every byte, starving every other test.
-    static func pattern(_ count: Int) -> Data {
+    package static func pattern(_ count: Int) -> Data {
         var data = Data(count: count)
         data.withUnsafeMutableBytes { raw in
             guard let bytes = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }

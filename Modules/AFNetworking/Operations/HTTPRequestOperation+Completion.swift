@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFCore
 import AFProtocols
 
 extension HTTPRequestOperation {

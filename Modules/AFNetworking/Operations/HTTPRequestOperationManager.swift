@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFCore
 import AFProtocols
 
 /// Runs HTTP requests under one base URL as ``HTTPRequestOperation``s on its ``operationQueue``

@@ -1,3 +1,4 @@
+import AFCore
 import AFProtocols
 import Foundation
 

@@ -3,7 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
+@testable import AFOperations
+import AFCore
+import LoopbackSupport
 import AFProtocols
 
 

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFCore
 import AFProtocols
 
 /// One HTTP request as an asynchronous `Operation` (AFHTTPRequestOperation, AFNetworking 2.x), run on the

@@ -1,0 +1,59 @@
+import AFProtocols
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import AFOperations
+import AFCore
+import LoopbackSupport
+
+
+@Suite("HTTPRequestOperationManager.Settings: the settings as one value")
+struct OperationManagerSettingsTests {
+    private func manager() -> HTTPRequestOperationManager {
+        HTTPRequestOperationManager(baseURL: sharedServer.url("/"), requestSerializer: FormURLEncodingRequestSerializer(),
+                                    responseSerializer: HTTPResponseSerializer())
+    }
+
+    @Test func operationsTakeTheValueAppliedToTheManager() {
+        let source = manager()
+        let queue = DispatchQueue(label: "operation.settings")
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 9
+        source.updateSettings { settings in
+            settings.completionQueue = queue
+            settings.shouldUseCredentialStorage = false
+            settings.credential = URLCredential(user: "u", password: "p", persistence: .none)
+            settings.sessionConfiguration = configuration
+        }
+        // A copy: changing the object afterwards changes nothing in the settings.
+        configuration.timeoutIntervalForRequest = 1
+        let target = manager()
+        target.settings = source.settings
+        #expect(target.completionQueue === queue)
+        #expect(target.sessionConfiguration?.timeoutIntervalForRequest == 9)
+        let operation = target.httpRequestOperation(with: URLRequest(url: sharedServer.url("/bytes/5")),
+                                                    success: nil, failure: nil)
+        #expect(operation.completionQueue === queue)
+        #expect(operation.shouldUseCredentialStorage == false)
+        #expect(operation.credential?.user == "u")
+    }
+
+    @Test func updatesFromManyThreadsAreNotLost() async {
+        let manager = manager()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<500 {
+                group.addTask {
+                    manager.updateSettings { settings in
+                        settings.shouldUseCredentialStorage.toggle()
+                        if index == 0 { settings.credential = URLCredential(user: "first", password: "", persistence: .none) }
+                    }
+                }
+            }
+        }
+        // 500 toggles of true: back to true only if none was lost.
+        #expect(manager.shouldUseCredentialStorage == true)
+        #expect(manager.credential?.user == "first")
+    }
+}
