@@ -136,6 +136,24 @@ import Testing
         #expect(try Data(contentsOf: target) == partial)
     }
 
+    @Test func continueTakesA416AsCompleteOnlyForTheFilesLength() async throws {
+        let servers = try await IntegrationServers.shared()
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("af-416-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let partial = Data(repeating: 0x52, count: 1000)
+        try partial.write(to: target)
+        let truthful = hostileURL(servers.faultServer.baseURL, "/hostile/range-416", ["size": "1000"]).absoluteString
+        let complete = try await af(["get", truthful, "--download", target.path, "--continue"])
+        #expect(complete.exitCode == 0)
+        #expect(text(complete.stderr) == "af: \(target.path) is already complete (1000 bytes)\n")
+
+        let liar = hostileURL(servers.faultServer.baseURL, "/hostile/range-416", ["size": "1000", "claim": "5000"]).absoluteString
+        let refused = try await af(["get", liar, "--download", target.path, "--continue"])
+        #expect(refused.exitCode == 3)
+        #expect(text(refused.stderr) == "af: server answered 416 requested range not satisfiable; nothing saved\n")
+        #expect(try Data(contentsOf: target) == partial)
+    }
+
     @Test func progressBarOnlyOnATerminal() async throws {
         let servers = try await IntegrationServers.shared()
         let url = servers.nginx.httpURL("/files/100m.bin").absoluteString

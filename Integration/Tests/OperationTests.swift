@@ -174,6 +174,46 @@ struct OperationTests {
         #expect(outcome.object as? Data == changed)
     }
 
+    @Test func pausedAtTheLastByteResumesToCompletion() async throws {
+        let servers = try await IntegrationServers.shared()
+        let name = "operation-whole-\(UUID().uuidString).bin"
+        let served = servers.files.root.appendingPathComponent("files/\(name)")
+        let contents = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try contents.write(to: served)
+        defer { try? FileManager.default.removeItem(at: served) }
+        let made = operation(servers.nginx.httpURL("/files/\(name)"))
+        let (outcome, pausedAt, pausedState) = await pauseAndResume(made, after: Int64(contents.count))
+        // The resume asked for `bytes=262144-`; nginx answered 416 `bytes */262144`: nothing was left.
+        #expect(outcome.succeeded, "\(String(describing: outcome.error))")
+        #expect(pausedState == .paused)
+        #expect(pausedAt == Int64(contents.count))
+        #expect(made.response?.statusCode == 200)
+        #expect(made.responseData == contents)
+        #expect(outcome.object as? Data == contents)
+        #expect(servers.logTail(of: .nginx, lines: 400).contains("/files/\(name) HTTP/1.1\" 416 "))
+    }
+
+    @Test func a416ThatClaimsAnotherLengthFailsAndKeepsTheBytes() async throws {
+        let servers = try await IntegrationServers.shared()
+        // Truthful: `bytes */1000` for a resume at byte 1000 completes with the first response.
+        let truthful = operation(hostileURL(servers.faultServer.baseURL, "/hostile/range-416", ["size": "1000"]))
+        let (whole, wholeAt, _) = await pauseAndResume(truthful, after: 1000)
+        #expect(whole.succeeded)
+        #expect(wholeAt == 1000)
+        #expect(truthful.response?.statusCode == 200)
+        #expect(truthful.responseData == Data(repeating: UInt8(ascii: "R"), count: 1000))
+
+        // A liar (`bytes */5000`): the 416 is the answer and the operation fails with it, but the 1,000
+        // bytes kept are not replaced by the 416's body.
+        let lying = operation(hostileURL(servers.faultServer.baseURL, "/hostile/range-416", ["size": "1000", "claim": "5000"]))
+        let (failed, failedAt, _) = await pauseAndResume(lying, after: 1000)
+        #expect(!failed.succeeded)
+        #expect(failedAt == 1000)
+        #expect(lying.response?.statusCode == 416)
+        #expect(failed.error?.domain == URLResponseSerializationErrorDomain)
+        #expect(lying.responseData == Data(repeating: UInt8(ascii: "R"), count: 1000))
+    }
+
     @Test func batchOfTwentyReportsProgressAndCompletesOnce() async throws {
         let servers = try await IntegrationServers.shared()
         let serial = DispatchQueue(label: "operation.integration.batch")

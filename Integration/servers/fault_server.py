@@ -108,6 +108,19 @@ async def hostile(path, query, method, headers, reader, writer):
         writer.write(response_head(206, "Partial Content", [
             ("Content-Type", "application/octet-stream"), ("ETag", '"liar"'),
             ("Content-Range", f"bytes 0-{size - 1}/{size}"), ("Content-Length", str(size))]) + b"L" * size)
+    elif path == "/hostile/range-416":
+        # Without Range: `size` bytes. With one: 416 claiming the resource has `claim` bytes (default: the
+        # truth), the answer to a resume at the last byte; a liar claims another length.
+        size = int(arg("size", "100"))
+        if "range" not in headers:
+            writer.write(response_head(200, "OK", [
+                ("Content-Type", "application/octet-stream"), ("ETag", '"r416"'),
+                ("Content-Length", str(size))]) + b"R" * size)
+        else:
+            body = b"range not satisfiable"
+            writer.write(response_head(416, "Range Not Satisfiable", [
+                ("Content-Range", f"bytes */{arg('claim', str(size))}"), ("Content-Type", "text/plain"),
+                ("Content-Length", str(len(body)))]) + body)
     elif path == "/hostile/huge-header":
         size = int(arg("size", "204800"))
         writer.write(response_head(200, "OK", [("X-Huge", "h" * size), ("Content-Length", "0")]))

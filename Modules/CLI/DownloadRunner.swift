@@ -4,8 +4,9 @@ import Foundation
 
 /// `--download PATH [--continue]`: streams the body to a file (never into memory) with a progress bar
 /// on a terminal; with `--continue`, asks only for the bytes after the partial file's end and appends
-/// them when the server answers 206 with the range that starts there (a 200 replaces the file; 416 means
-/// it is already complete; a 206 for another range fails and leaves the file as it was).
+/// them when the server answers 206 with the range that starts there (a 200 replaces the file; a 416 for
+/// `bytes */<the file's size>` means it is already complete; a 206 for another range, or a 416 claiming
+/// another length, fails and leaves the file as it was).
 struct DownloadRunner {
     let manager: URLSessionManager
     var request: URLRequest
@@ -43,7 +44,8 @@ struct DownloadRunner {
             }
             try Self.append(file, to: destination)
             report("resumed at byte \(existing): \(destination.path) is now \(Self.fileSize(destination)) bytes")
-        case 416 where existing > 0:
+        case 416 where ContentRange.confirmsComplete(header: response.value(forHTTPHeaderField: "Content-Range"),
+                                                     offset: existing):
             report("\(destination.path) is already complete (\(existing) bytes)")
         case 200..<300:
             _ = try? FileManager.default.removeItem(at: destination)

@@ -20,6 +20,17 @@ struct HostileInputTests {
         }
     }
 
+    @Test func only416ForExactlyTheBytesKeptConfirmsAWholeBody() {
+        #expect(ContentRange.confirmsComplete(header: "bytes */1000", offset: 1000))
+        #expect(ContentRange.confirmsComplete(header: " BYTES */1000 ", offset: 1000))
+        for (header, offset) in [("bytes */1001", 1000), ("bytes */999", 1000), ("bytes */", 1000), ("bytes */x", 1000),
+                                 ("bytes 0-999/1000", 1000), ("items */1000", 1000), ("bytes */-0", 0),
+                                 ("bytes */0", 0), ("bytes */+1000", 1000)] as [(String, Int64)] {
+            #expect(!ContentRange.confirmsComplete(header: header, offset: offset), "\(header) at \(offset)")
+        }
+        #expect(!ContentRange.confirmsComplete(header: nil, offset: 1000))
+    }
+
     @Test func contentRangeMustContinueTheFile() {
         #expect(ContentRange.mismatch(header: "bytes 100-199/200", contentLength: 100, offset: 100) == nil)
         #expect(ContentRange.mismatch(header: "bytes 100-199/*", contentLength: -1, offset: 100) == nil)

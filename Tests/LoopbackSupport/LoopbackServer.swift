@@ -8,6 +8,11 @@ package final class LoopbackServer: Sendable {
     private let listener: Int32
     private let stopped = Protected(false)
     private let connections = Protected<Set<Int32>>([])
+    private let accepted = Protected(0)
+
+    /// How many connections the server accepted so far (each client connection once, however many
+    /// requests it carried).
+    package var acceptedConnectionCount: Int { accepted.withLock { $0 } }
 
     package init() throws {
         (listener, port) = try Self.listen(backlog: 512)
@@ -53,6 +58,7 @@ package final class LoopbackServer: Sendable {
             let client = accept(listener, nil, nil)
             if client < 0 { if stopped.withLock({ $0 }) { return } else { continue } }
             connections.withLock { _ = $0.insert(client) }
+            accepted.withLock { $0 += 1 }
             let thread = Thread { [self] in
                 serve(client)
                 connections.withLock { _ = $0.remove(client) }

@@ -57,3 +57,51 @@ struct OperationManagerSettingsTests {
         #expect(manager.credential?.user == "first")
     }
 }
+
+/// Decodes any body as its byte count (tells one serializer's object from another's).
+private struct ByteCountSerializer: ResponseSerializing {
+    func responseObject(for response: URLResponse?, data: Data?) -> SerializedResponse {
+        SerializedResponse(object: data?.count ?? -1)
+    }
+}
+
+@Suite("HTTPRequestOperation.Settings: the settings as one value")
+struct OperationSettingsTests {
+    @Test func aWholeValueMovesBetweenOperationsAndTheAFNamesForwardToIt() {
+        let queue = DispatchQueue(label: "operation.settings.value")
+        let group = DispatchGroup()
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("never-written.bin")
+        let source = HTTPRequestOperation(request: URLRequest(url: sharedServer.url("/bytes/1")))
+        source.updateSettings { settings in
+            settings.completionQueue = queue
+            settings.completionGroup = group
+            settings.output = .file(target)
+            settings.shouldUseCredentialStorage = false
+            settings.credential = URLCredential(user: "u", password: "p", persistence: .none)
+        }
+        let copy = HTTPRequestOperation(request: URLRequest(url: sharedServer.url("/bytes/1")))
+        #expect(copy.output == .memory)
+        #expect(copy.shouldUseCredentialStorage)
+        copy.settings = source.settings
+        #expect(copy.completionQueue === queue)
+        #expect(copy.completionGroup === group)
+        #expect(copy.output == .file(target))
+        #expect(copy.shouldUseCredentialStorage == false)
+        #expect(copy.credential?.user == "u")
+        copy.output = .memory
+        #expect(copy.settings.output == .memory)
+        #expect(source.settings.output == .file(target))
+    }
+
+    @Test func applyingSettingsDiscardsTheObjectSerializedBefore() async {
+        let operation = HTTPRequestOperation(request: URLRequest(url: sharedServer.url("/bytes/7")))
+        operation.completionQueue = DispatchQueue(label: "operation.settings.serializer")
+        let first = await outcome(of: operation) { operation.start() }
+        #expect(first.object as? Data == LoopbackServer.pattern(7))
+        #expect(operation.responseObject as? Data == LoopbackServer.pattern(7))
+        operation.updateSettings { $0.responseSerializer = ByteCountSerializer() }
+        #expect(operation.responseObject as? Int == 7)
+        operation.settings.responseSerializer = HTTPResponseSerializer()
+        #expect(operation.responseObject as? Data == LoopbackServer.pattern(7))
+    }
+}

@@ -40,7 +40,8 @@ extension HTTPRequestOperationManager {
             set { sessionConfigurationCopy = newValue.map(URLSessionConfiguration.Snapshot.init) }
         }
 
-        private var sessionConfigurationCopy: URLSessionConfiguration.Snapshot?
+        /// The copy operations and the shared session are made from (nil: the default configuration).
+        private(set) var sessionConfigurationCopy: URLSessionConfiguration.Snapshot?
 
         /// The given serializers and the defaults above.
         public init(requestSerializer: any HTTPRequestSerializing, responseSerializer: any ResponseSerializing) {

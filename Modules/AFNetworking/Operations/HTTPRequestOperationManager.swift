@@ -24,6 +24,8 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     /// The queue the verbs add their operations to (default: a new queue, unlimited concurrency).
     public let operationQueue = OperationQueue()
     private let state: Protected<Settings>
+    /// The session every operation made here runs on while its terms match (see ``sharedSession(for:)``).
+    private let operationSession = Protected<OperationSession?>(nil)
 
     /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) building requests with
     /// `requestSerializer` and decoding with `responseSerializer`.
@@ -136,14 +138,36 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
                             success: (@Sendable (HTTPRequestOperation, (any Sendable)?) -> Void)?,
                             failure: (@Sendable (HTTPRequestOperation, any Error) -> Void)?) -> HTTPRequestOperation {
         let options = settings
-        operation.responseSerializer = options.responseSerializer
-        operation.securityPolicy = options.securityPolicy
-        operation.credential = options.credential
-        operation.shouldUseCredentialStorage = options.shouldUseCredentialStorage
-        operation.completionQueue = options.completionQueue
-        operation.completionGroup = options.completionGroup
+        operation.updateSettings { settings in
+            settings.responseSerializer = options.responseSerializer
+            settings.securityPolicy = options.securityPolicy
+            settings.credential = options.credential
+            settings.shouldUseCredentialStorage = options.shouldUseCredentialStorage
+            settings.completionQueue = options.completionQueue
+            settings.completionGroup = options.completionGroup
+        }
+        operation.offer(sharedSession(for: options))
         operation.setCompletionBlockWithSuccess(success, failure: failure)
         return operation
+    }
+
+    /// The session for operations made with `options`: the current one while its trust policy,
+    /// credential-storage choice and session configuration are still the manager's, else a new one
+    /// (the old one closes once its last operation finished).
+    private func sharedSession(for options: Settings) -> OperationSession {
+        operationSession.withLock { current in
+            let configuration = options.sessionConfigurationCopy
+            if let session = current,
+               session.terms.admit(options.securityPolicy, usesCredentialStorage: options.shouldUseCredentialStorage),
+               session.wasMade(from: configuration) {
+                return session
+            }
+            let terms = OperationSession.Terms(securityPolicy: options.securityPolicy,
+                                               usesCredentialStorage: options.shouldUseCredentialStorage)
+            let session = OperationSession(configuration: configuration, terms: terms)
+            current = session
+            return session
+        }
     }
 
     // MARK: Verbs

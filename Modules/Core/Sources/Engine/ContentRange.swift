@@ -51,6 +51,18 @@ package struct ContentRange: Equatable {
         return nil
     }
 
+    /// Whether a 416 carrying `header` (nil: none) says a resource of exactly `offset` bytes was asked for
+    /// from its end: `Content-Range: bytes */<offset>` (RFC 9110 section 15.5.17). Then a resume at
+    /// `offset` has nothing left to fetch and what was kept is the whole body; any other 416 is an error.
+    package static func confirmsComplete(header: String?, offset: Int64) -> Bool {
+        guard offset > 0, let header else { return false }
+        let trimmed = header.drop { $0 == " " }
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return false }
+        let spec = trimmed.dropFirst(6).drop { $0 == " " }
+        guard spec.hasPrefix("*/") else { return false }
+        return number(Substring(spec.dropFirst(2).trimmingSuffixSpaces)) == offset
+    }
+
     private static func number(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int64(text)

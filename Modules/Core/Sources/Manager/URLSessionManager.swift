@@ -299,6 +299,10 @@ extension URLSessionConfiguration {
         package func make() -> URLSessionConfiguration {
             configuration.copy() as! URLSessionConfiguration
         }
+
+        /// Whether both are the same copy (made by one `init`), which tells a setting left alone from a
+        /// configuration set again.
+        package func isSameCopy(as other: Snapshot) -> Bool { configuration === other.configuration }
     }
 }
 
