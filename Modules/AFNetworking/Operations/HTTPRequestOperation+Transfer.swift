@@ -8,10 +8,10 @@ import FoundationNetworking
 extension HTTPRequestOperation {
     /// Starts (or continues, after a pause) the transfer on the operation's session.
     func beginTransfer() {
-        let current = options.withLock { $0.settings }
+        let current = options.withLock { $0 }
         let (session, sink, offset, validator) = run.withLock { run in
             let session = run.session ?? chooseSession(&run, current)
-            let sink = run.sink ?? OperationOutputSink(destination: current.output)
+            let sink = run.sink ?? OperationOutputSink(destination: current.settings.output)
             run.sink = sink
             let offset = run.continuesAfterPause ? sink.bytesWritten : 0
             run.requestedOffset = offset
@@ -43,16 +43,19 @@ extension HTTPRequestOperation {
         if isCurrent { task.resume() }
     }
 
-    /// The manager's session when this operation's trust and credential-storage choices still match it;
-    /// otherwise a session of the operation's own.
-    private func chooseSession(_ run: inout Run, _ current: Settings) -> OperationSession {
+    /// The manager's session when this operation's trust and credential-storage choices still match it
+    /// and it has no redirect closure; otherwise a session of the operation's own.
+    private func chooseSession(_ run: inout Run, _ current: Options) -> OperationSession {
         let session: OperationSession
+        let decidesRedirects = current.redirectResponse != nil
         if let offered = run.offeredSession,
-           offered.terms.admit(current.securityPolicy, usesCredentialStorage: current.shouldUseCredentialStorage) {
+           offered.terms.admit(current.settings.securityPolicy, usesCredentialStorage: current.settings.shouldUseCredentialStorage,
+                               decidesRedirects: decidesRedirects) {
             session = offered
         } else {
-            let terms = OperationSession.Terms(securityPolicy: current.securityPolicy,
-                                               usesCredentialStorage: current.shouldUseCredentialStorage)
+            let terms = OperationSession.Terms(securityPolicy: current.settings.securityPolicy,
+                                               usesCredentialStorage: current.settings.shouldUseCredentialStorage,
+                                               decidesRedirects: decidesRedirects)
             session = OperationSession(configuration: sessionConfiguration, terms: terms)
             run.ownsSession = true
         }

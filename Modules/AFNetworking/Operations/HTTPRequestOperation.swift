@@ -22,7 +22,8 @@ import AFProtocols
 ///
 /// Operations made by an ``HTTPRequestOperationManager`` share its session (one engine thread, reused
 /// connections) while their ``Settings/securityPolicy`` and ``Settings/shouldUseCredentialStorage``
-/// match the manager's; any other operation runs on a session of its own, closed when it finishes.
+/// match the manager's and no redirect closure is set; any other operation runs on a session of its own,
+/// closed when it finishes.
 ///
 /// ``responseObject`` is serialized lazily by ``responseSerializer`` (default ``HTTPResponseSerializer``,
 /// AFHTTPResponseSerializer's behaviour); a serialization error takes precedence over the transport error

@@ -18,12 +18,19 @@ final class OperationSession: Sendable {
     struct Terms: Sendable {
         let securityPolicy: (any ServerTrustEvaluating)?
         let usesCredentialStorage: Bool
+        /// Whether redirects stop for a redirect closure. Only then does the engine follow them itself
+        /// (which hands the redirect response to the session's hooks), so operations without one share
+        /// a session where libcurl follows.
+        var decidesRedirects = false
 
-        /// Whether an operation with `policy` and `usesCredentialStorage` may share these terms. Policies
-        /// are compared by value when they are `Hashable` (``SecurityPolicy`` is), else by identity; a
-        /// policy that is neither never matches, so it never shares another's connections.
-        func admit(_ policy: (any ServerTrustEvaluating)?, usesCredentialStorage: Bool) -> Bool {
-            guard usesCredentialStorage == self.usesCredentialStorage else { return false }
+        /// Whether an operation with `policy`, `usesCredentialStorage` and (when `decidesRedirects`) a
+        /// redirect closure may share these terms. Policies are compared by value when they are
+        /// `Hashable` (``SecurityPolicy`` is), else by identity; a policy that is neither never matches,
+        /// so it never shares another's connections.
+        func admit(_ policy: (any ServerTrustEvaluating)?, usesCredentialStorage: Bool,
+                   decidesRedirects: Bool = false) -> Bool {
+            guard usesCredentialStorage == self.usesCredentialStorage,
+                  decidesRedirects == self.decidesRedirects else { return false }
             switch (securityPolicy, policy) {
             case (nil, nil): return true
             case let (mine?, theirs?):
@@ -109,9 +116,11 @@ final class OperationSession: Sendable {
         hooks.taskDidSendBodyData = { [weak self] task, sent, totalSent, expected in
             self?.owner(of: task)?.transfer(task, didSend: sent, totalSent: totalSent, expected: expected)
         }
-        hooks.taskWillPerformHTTPRedirection = { [weak self] task, response, newRequest in
-            guard let operation = self?.owner(of: task) else { return nil }
-            return operation.redirect(newRequest, after: response)
+        if terms.decidesRedirects {
+            hooks.taskWillPerformHTTPRedirection = { [weak self] task, response, newRequest in
+                guard let operation = self?.owner(of: task) else { return nil }
+                return operation.redirect(newRequest, after: response)
+            }
         }
         hooks.authenticationChallengeHandler = { [weak self] task, challenge in
             guard let operation = self?.owner(of: task) else { return (.cancelAuthenticationChallenge, nil) }

@@ -12,7 +12,7 @@ struct EngineSettings: Sendable {
     var requestTimeout: TimeInterval
     var resourceTimeout: TimeInterval
     var maximumConnectionsPerHost: Int
-    var cookieStorage: HTTPCookieStorage?
+    var cookies: CookiePolicy
     var credentialStorage: URLCredentialStorage?
     var proxy: String?
     /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
@@ -36,7 +36,7 @@ struct EngineSettings: Sendable {
         requestTimeout = configuration.timeoutIntervalForRequest
         resourceTimeout = configuration.timeoutIntervalForResource
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
-        cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        cookies = CookiePolicy(configuration: configuration)
         credentialStorage = configuration.urlCredentialStorage
         proxy = Self.proxyURL(from: configuration.connectionProxyDictionary)
     }

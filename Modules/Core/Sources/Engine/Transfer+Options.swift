@@ -178,7 +178,7 @@ extension Transfer {
         func sent(_ lowered: String) -> Bool {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
         }
-        if let storage = settings.cookieStorage, !sent("cookie"),
+        if let storage = settings.cookies.storageSending(for: request), !sent("cookie"),
            let cookies = storage.cookies(for: url), !cookies.isEmpty,
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
             list = curl_slist_append(list, "Cookie: \(cookieHeader)")

@@ -226,7 +226,8 @@ final class Transfer {
 
     private func storeCookies(url: URL) {
         let lines = machine.setCookieLines
-        guard !lines.isEmpty, let storage = settings.cookieStorage else { return }
+        guard !lines.isEmpty, let storage = settings.cookies.storage,
+              settings.cookies.acceptsCookies(from: url, for: request) else { return }
         var cookies: [HTTPCookie] = []
         for line in lines {
             cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
