@@ -12,6 +12,8 @@ public struct NginxServer: Sendable {
     public let httpPort: Int
     /// The HTTPS port of each TLS scenario.
     public let httpsPorts: [TLSScenario: Int]
+    /// HTTPS ports presenting the valid certificate that speak only one TLS version.
+    public let singleVersionPorts: [TLSSingleVersion: Int]
 
     /// `http://127.0.0.1:<httpPort>`.
     public var httpBaseURL: URL { loopbackURL(scheme: "http", port: httpPort, path: "") }
@@ -29,6 +31,12 @@ public struct NginxServer: Sendable {
     /// 127.0.0.1 here); `127.0.0.1` also matches the valid, expired and self-signed leaves.
     public func httpsURL(_ path: String, scenario: TLSScenario, host: String = "localhost") -> URL {
         loopbackURL(scheme: "https", host: host, port: httpsPort(scenario), path: path)
+    }
+
+    /// The URL of `path` on the port that speaks only `version` (the valid certificate).
+    public func httpsURL(_ path: String, only version: TLSSingleVersion, host: String = "localhost") -> URL {
+        guard let port = singleVersionPorts[version] else { preconditionFailure("no port for \(version)") }
+        return loopbackURL(scheme: "https", host: host, port: port, path: path)
     }
 
     /// Renders the configuration into the run folder, starts nginx under a guard and waits until the
@@ -49,13 +57,16 @@ public struct NginxServer: Sendable {
         }
 
         let scenarios = TLSScenario.allCases
-        return try await ServerStartup.withFreshPorts(.nginx, portCount: 1 + scenarios.count) { ports throws(ServerStartup.AttemptFailure) in
+        let versions = TLSSingleVersion.allCases
+        return try await ServerStartup.withFreshPorts(.nginx, portCount: 1 + scenarios.count + versions.count) {
+            ports throws(ServerStartup.AttemptFailure) in
             let httpPort = ports[0]
             let httpsPorts = Dictionary(uniqueKeysWithValues: zip(scenarios, ports.dropFirst()))
+            let singleVersionPorts = Dictionary(uniqueKeysWithValues: zip(versions, ports.dropFirst(1 + scenarios.count)))
             let process: GuardedProcess
             do {
                 try renderConfiguration(locations: locations, httpPort: httpPort, httpsPorts: httpsPorts,
-                                        faultPort: faultPort, certificates: certificates, files: files)
+                                        singleVersionPorts: singleVersionPorts, faultPort: faultPort, certificates: certificates, files: files)
                 process = try GuardedProcess.launch(
                     server: .nginx, executable: nginx,
                     arguments: ["-p", run.path, "-c", run.appendingPathComponent("nginx.conf").path,
@@ -68,15 +79,18 @@ public struct NginxServer: Sendable {
             try await ServerStartup.waitUntilReady(process, logsDirectory: locations.logsDirectory,
                                                    timeout: .seconds(15)) {
                 ServerStartup.answers200(port: httpPort, path: "/health")
-                    && httpsPorts.values.allSatisfy { RawHTTPClient.acceptsConnections(port: $0) }
+                    && (Array(httpsPorts.values) + singleVersionPorts.values).allSatisfy {
+                        RawHTTPClient.acceptsConnections(port: $0)
+                    }
             }
-            return NginxServer(httpPort: httpPort, httpsPorts: httpsPorts)
+            return NginxServer(httpPort: httpPort, httpsPorts: httpsPorts, singleVersionPorts: singleVersionPorts)
         }
     }
 
     /// Writes `nginx.conf` and `nginx-site.conf` into the run folder from the templates.
     private static func renderConfiguration(
-        locations: HarnessLocations, httpPort: Int, httpsPorts: [TLSScenario: Int], faultPort: Int,
+        locations: HarnessLocations, httpPort: Int, httpsPorts: [TLSScenario: Int],
+        singleVersionPorts: [TLSSingleVersion: Int], faultPort: Int,
         certificates: TestCertificates, files: ServedFiles
     ) throws(HarnessError) {
         // As root, nginx would run its workers as `nobody`, who cannot read the run folder; keep this user.
@@ -92,6 +106,9 @@ public struct NginxServer: Sendable {
         ]
         for (scenario, port) in httpsPorts {
             values["\(scenario.templateName)_PORT"] = String(port)
+        }
+        for (version, port) in singleVersionPorts {
+            values["\(version.templateName)_PORT"] = String(port)
         }
         for name in ["nginx.conf", "nginx-site.conf"] {
             let template = locations.serverFile("\(name).template")
@@ -117,4 +134,15 @@ public struct NginxServer: Sendable {
 extension TLSScenario {
     /// The scenario's placeholder prefix in the nginx template, for example `WRONG_HOST`.
     var templateName: String { fileStem.uppercased().replacingOccurrences(of: "-", with: "_") }
+}
+
+/// A TLS version one of nginx's extra HTTPS ports is limited to (`ssl_protocols` with that version only).
+public enum TLSSingleVersion: String, Sendable, CaseIterable {
+    /// `ssl_protocols TLSv1.2`.
+    case tls12
+    /// `ssl_protocols TLSv1.3`.
+    case tls13
+
+    /// The placeholder prefix in the nginx template, for example `TLS12_ONLY`.
+    var templateName: String { rawValue.uppercased() + "_ONLY" }
 }

@@ -13,6 +13,8 @@ protocol EngineEvents: AnyObject, Sendable {
     var maximumRedirects: Int { get }
     /// Which HTTP version transfers ask for.
     var httpVersion: HTTPVersionPreference { get }
+    /// The TLS versions https transfers may negotiate (read only for https).
+    var tlsProtocolVersions: (minimum: TLSProtocolVersion, maximum: TLSProtocolVersion?) { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).

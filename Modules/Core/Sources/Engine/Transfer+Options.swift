@@ -32,7 +32,8 @@ extension Transfer {
         let installsTrustHook = trustContext != nil && scheme == "https"
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
             && machine.credential == nil && !installsTrustHook
-        let options = transferOptions(fieldNames: fieldNames, followsRedirectsManually: !isLean && events.followsRedirectsManually)
+        let options = try transferOptions(fieldNames: fieldNames, isHTTPS: scheme == "https",
+                                          followsRedirectsManually: !isLean && events.followsRedirectsManually)
         machine.startAttempt(ResponseStateMachine.Configuration(
             limits: task.transferLimits ?? events.transferLimits,
             followsRedirectsManually: options.followsRedirectsManually, refusesInsecureRedirects: pinsServerTrust,
@@ -81,6 +82,7 @@ extension Transfer {
         case .http1_1: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
         case .http2: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2_0)
         }
+        if let tlsVersions = options.tlsVersions { afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, tlsVersions) }
         // libcurl asks for and decodes what it supports, unless the request names its own encodings.
         if options.decodesContent { afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") }
 
@@ -122,7 +124,17 @@ extension Transfer {
 
     /// The options that depend on the session and the request. `fieldNames`: the request's header names,
     /// lowercased.
-    private func transferOptions(fieldNames: Set<String>, followsRedirectsManually: Bool) -> PlainTransferOptions {
+    private func transferOptions(fieldNames: Set<String>, isHTTPS: Bool,
+                                 followsRedirectsManually: Bool) throws -> PlainTransferOptions {
+        var tlsVersions: Int?
+        if isHTTPS {
+            let (minimum, maximum) = events.tlsProtocolVersions
+            if let maximum, maximum < minimum {
+                throw CurlErrorMapping.error(.secureConnectionFailed, url: request.url, description:
+                    "The session's TLS range is empty: its minimum (\(minimum)) is above its maximum (\(maximum)).")
+            }
+            tlsVersions = TLSProtocolVersion.curlOption(minimum: minimum, maximum: maximum)
+        }
         // The request's interval when it set one (60 s is URLRequest's default), else the session's.
         let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
             : settings.requestTimeout
@@ -131,7 +143,7 @@ extension Transfer {
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: events.maximumRedirects,
-            httpVersion: events.httpVersion, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
+            httpVersion: events.httpVersion, tlsVersions: tlsVersions, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames))
     }

@@ -51,6 +51,10 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
     var keepsReceivedBody: Bool { !discardsReceivedBody }
+    var tlsProtocolVersions: (minimum: TLSProtocolVersion, maximum: TLSProtocolVersion?) {
+        let settings = settings
+        return (settings.tlsMinimumSupportedProtocolVersion, settings.tlsMaximumSupportedProtocolVersion)
+    }
 
     func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision {
         if task.leanDelivery != nil { return .allow }

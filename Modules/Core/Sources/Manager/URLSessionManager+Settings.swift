@@ -40,6 +40,16 @@ extension URLSessionManager {
             set { storedMaximumRedirects = max(0, newValue) }
         }
 
+        /// The oldest TLS version a handshake may negotiate. Default ``TLSProtocolVersion/tlsv12``, as on
+        /// Apple platforms (where it is `URLSessionConfiguration.tlsMinimumSupportedProtocolVersion`;
+        /// Linux's configuration has no such property). Applies to transfers started afterwards; a
+        /// server that offers only older versions fails the task with `URLError(.secureConnectionFailed)`.
+        public var tlsMinimumSupportedProtocolVersion = TLSProtocolVersion.tlsv12
+        /// The newest TLS version a handshake may negotiate; nil (the default) means the newest libcurl
+        /// and OpenSSL support (TLS 1.3). A maximum below the minimum fails every https task with
+        /// `URLError(.secureConnectionFailed)` before anything is sent.
+        public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion?
+
         private var storedMaximumRedirects = 16
 
         /// AFNetworking's defaults, as above.

@@ -136,6 +136,18 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.httpVersion, to: newValue) }
     }
 
+    /// ``Settings/tlsMinimumSupportedProtocolVersion``.
+    public var tlsMinimumSupportedProtocolVersion: TLSProtocolVersion {
+        get { setting(\.tlsMinimumSupportedProtocolVersion) }
+        set { set(\.tlsMinimumSupportedProtocolVersion, to: newValue) }
+    }
+
+    /// ``Settings/tlsMaximumSupportedProtocolVersion``.
+    public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion? {
+        get { setting(\.tlsMaximumSupportedProtocolVersion) }
+        set { set(\.tlsMaximumSupportedProtocolVersion, to: newValue) }
+    }
+
     /// ``Settings/transferLimits``.
     public var transferLimits: TransferLimits {
         get { setting(\.transferLimits) }
