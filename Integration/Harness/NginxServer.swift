@@ -14,6 +14,9 @@ public struct NginxServer: Sendable {
     public let httpsPorts: [TLSScenario: Int]
     /// HTTPS ports presenting the valid certificate that speak only one TLS version.
     public let singleVersionPorts: [TLSSingleVersion: Int]
+    /// The HTTPS port (valid certificate) that requires a client certificate issued under the test root
+    /// (`ssl_verify_client on`); `/whoami` answers the client's subject, nginx answers 400 without one.
+    public let mutualTLSPort: Int
 
     /// `http://127.0.0.1:<httpPort>`.
     public var httpBaseURL: URL { loopbackURL(scheme: "http", port: httpPort, path: "") }
@@ -39,6 +42,11 @@ public struct NginxServer: Sendable {
         return loopbackURL(scheme: "https", host: host, port: port, path: path)
     }
 
+    /// The URL of `path` on the mutual-TLS port.
+    public func mutualTLSURL(_ path: String, host: String = "localhost") -> URL {
+        loopbackURL(scheme: "https", host: host, port: mutualTLSPort, path: path)
+    }
+
     /// Renders the configuration into the run folder, starts nginx under a guard and waits until the
     /// plain port answers `/health` with 200 and every HTTPS port accepts connections.
     static func start(
@@ -58,15 +66,17 @@ public struct NginxServer: Sendable {
 
         let scenarios = TLSScenario.allCases
         let versions = TLSSingleVersion.allCases
-        return try await ServerStartup.withFreshPorts(.nginx, portCount: 1 + scenarios.count + versions.count) {
+        return try await ServerStartup.withFreshPorts(.nginx, portCount: 2 + scenarios.count + versions.count) {
             ports throws(ServerStartup.AttemptFailure) in
             let httpPort = ports[0]
             let httpsPorts = Dictionary(uniqueKeysWithValues: zip(scenarios, ports.dropFirst()))
             let singleVersionPorts = Dictionary(uniqueKeysWithValues: zip(versions, ports.dropFirst(1 + scenarios.count)))
+            let mutualTLSPort = ports[1 + scenarios.count + versions.count]
             let process: GuardedProcess
             do {
                 try renderConfiguration(locations: locations, httpPort: httpPort, httpsPorts: httpsPorts,
-                                        singleVersionPorts: singleVersionPorts, faultPort: faultPort, certificates: certificates, files: files)
+                                        singleVersionPorts: singleVersionPorts, mutualTLSPort: mutualTLSPort,
+                                        faultPort: faultPort, certificates: certificates, files: files)
                 process = try GuardedProcess.launch(
                     server: .nginx, executable: nginx,
                     arguments: ["-p", run.path, "-c", run.appendingPathComponent("nginx.conf").path,
@@ -79,18 +89,19 @@ public struct NginxServer: Sendable {
             try await ServerStartup.waitUntilReady(process, logsDirectory: locations.logsDirectory,
                                                    timeout: .seconds(15)) {
                 ServerStartup.answers200(port: httpPort, path: "/health")
-                    && (Array(httpsPorts.values) + singleVersionPorts.values).allSatisfy {
+                    && (Array(httpsPorts.values) + singleVersionPorts.values + [mutualTLSPort]).allSatisfy {
                         RawHTTPClient.acceptsConnections(port: $0)
                     }
             }
-            return NginxServer(httpPort: httpPort, httpsPorts: httpsPorts, singleVersionPorts: singleVersionPorts)
+            return NginxServer(httpPort: httpPort, httpsPorts: httpsPorts, singleVersionPorts: singleVersionPorts,
+                               mutualTLSPort: mutualTLSPort)
         }
     }
 
     /// Writes `nginx.conf` and `nginx-site.conf` into the run folder from the templates.
     private static func renderConfiguration(
         locations: HarnessLocations, httpPort: Int, httpsPorts: [TLSScenario: Int],
-        singleVersionPorts: [TLSSingleVersion: Int], faultPort: Int,
+        singleVersionPorts: [TLSSingleVersion: Int], mutualTLSPort: Int, faultPort: Int,
         certificates: TestCertificates, files: ServedFiles
     ) throws(HarnessError) {
         // As root, nginx would run its workers as `nobody`, who cannot read the run folder; keep this user.
@@ -101,6 +112,7 @@ public struct NginxServer: Sendable {
             "CERT_DIR": certificates.directory.path,
             "WWW_ROOT": files.root.path,
             "HTTP_PORT": String(httpPort),
+            "MUTUAL_TLS_PORT": String(mutualTLSPort),
             "FAULT_PORT": String(faultPort),
             "USER_DIRECTIVE": userDirective,
         ]

@@ -55,6 +55,18 @@ public struct TestCertificates: Sendable {
     /// The intermediate CA, signed by the root, which signs every leaf except the self-signed one.
     public let intermediateCA: CertificateFiles
 
+    /// The client identity nginx's mutual-TLS port accepts ("CN=AFNetworking Test Client", signed by the
+    /// intermediate, for clientAuth): `servedChain` is the leaf and the intermediate.
+    public var client: CertificateFiles { CertificateFiles(directory: directory, stem: "client", hasChain: true) }
+    /// The client's private key as PKCS#8 DER.
+    public var clientKeyDER: URL { directory.appendingPathComponent("client.key.der") }
+    /// The client's leaf, key and intermediate as PKCS#12, encrypted with ``clientPKCS12Passphrase``.
+    public var clientPKCS12: URL { directory.appendingPathComponent("client.p12") }
+    /// The passphrase of ``clientPKCS12``.
+    public var clientPKCS12Passphrase: String { "test-passphrase" }
+    /// A self-signed client identity ("CN=Stranger") that no CA nginx trusts issued.
+    public var stranger: CertificateFiles { CertificateFiles(directory: directory, stem: "stranger", hasChain: false) }
+
     /// The leaf certificate nginx serves for `scenario`.
     public func leaf(_ scenario: TLSScenario) -> CertificateFiles {
         CertificateFiles(directory: directory, stem: scenario.fileStem, hasChain: scenario != .selfSigned)

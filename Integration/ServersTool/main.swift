@@ -26,6 +26,11 @@ for scenario in TLSScenario.allCases {
     lines.append("LEAF_\(name)_PEM=\(servers.certificates.leaf(scenario).pem.path)")
     lines.append("LEAF_\(name)_DER=\(servers.certificates.leaf(scenario).der.path)")
 }
+lines.append("NGINX_MUTUAL_TLS_PORT=\(servers.nginx.mutualTLSPort)")
+lines.append("CLIENT_CHAIN_PEM=\(servers.certificates.client.servedChain!.path)")
+lines.append("CLIENT_KEY_PEM=\(servers.certificates.client.privateKey.path)")
+lines.append("CLIENT_P12=\(servers.certificates.clientPKCS12.path)")
+lines.append("CLIENT_P12_PASSPHRASE=\(servers.certificates.clientPKCS12Passphrase)")
 // Written straight to the descriptor: a pipe reader sees the lines now, not when a buffer fills.
 FileHandle.standardOutput.write(Data((lines + ["READY"]).joined(separator: "\n").appending("\n").utf8))
 

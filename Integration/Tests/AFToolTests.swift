@@ -105,6 +105,26 @@ import Testing
         #expect(text(result.stdout) == "Sample Slide Show\n")
     }
 
+    @Test func certAndKeyPresentAClientIdentity() async throws {
+        let servers = try await IntegrationServers.shared()
+        let files = servers.certificates
+        let url = servers.nginx.mutualTLSURL("/whoami").absoluteString
+        let root = files.rootCA.pem.path
+        let pem = try await af(["get", url, "--cacert", root, "--cert", files.client.servedChain!.path,
+                                "--key", files.client.privateKey.path])
+        #expect(pem.exitCode == 0)
+        #expect(text(pem.stdout) == "CN=AFNetworking Test Client\n")
+        let bundle = try await af(["get", url, "--cacert", root, "--cert", files.clientPKCS12.path,
+                                   "--pass", files.clientPKCS12Passphrase])
+        #expect(text(bundle.stdout) == "CN=AFNetworking Test Client\n")
+        let wrong = try await af(["get", url, "--cacert", root, "--cert", files.clientPKCS12.path, "--pass", "wrong"])
+        #expect(wrong.exitCode == 1)
+        #expect(text(wrong.stderr) == "Error: The PKCS#12 bundle could not be read (or its passphrase is wrong).\n")
+        let none = try await af(["get", url, "--cacert", root])
+        #expect(none.exitCode == 3)
+        #expect(text(none.stdout).contains("400 No required SSL certificate was sent"))
+    }
+
     @Test func downloadAndContinueProduceTheSameBytes() async throws {
         let servers = try await IntegrationServers.shared()
         let url = servers.nginx.httpURL("/files/100m.bin").absoluteString

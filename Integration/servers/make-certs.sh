@@ -9,6 +9,10 @@
 #         self-signed DNS:localhost + IP:127.0.0.1, signed by its own key
 #       Each NAME gets NAME.key (PEM private key), NAME.pem, NAME.der; leaves signed by the intermediate
 #       also get NAME-chain.pem (leaf then intermediate), which is what nginx serves.
+#       Client identities for mutual TLS (extendedKeyUsage clientAuth):
+#         client      CN=AFNetworking Test Client, signed by the intermediate; also client.key.der (PKCS#8
+#                     DER) and client.p12 (leaf, key and intermediate; passphrase "test-passphrase")
+#         stranger    CN=Stranger, self-signed: no CA nginx trusts issued it
 #
 #   make-certs.sh leaf OUTDIR NAME KEYFILE SAN [DAYS]
 #       Issues NAME.pem/.der/-chain.pem for an existing private key (e.g. valid.key, to re-issue a leaf
@@ -49,6 +53,19 @@ extendedKeyUsage       = serverAuth
 subjectKeyIdentifier   = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName         = $san
+
+[ client_ext ]
+basicConstraints       = critical, CA:FALSE
+keyUsage               = critical, digitalSignature
+extendedKeyUsage       = clientAuth
+subjectKeyIdentifier   = hash
+authorityKeyIdentifier = keyid:always
+
+[ stranger_ext ]
+basicConstraints       = critical, CA:FALSE
+keyUsage               = critical, digitalSignature
+extendedKeyUsage       = clientAuth
+subjectKeyIdentifier   = hash
 
 [ self_signed_ext ]
 basicConstraints       = critical, CA:FALSE
@@ -129,6 +146,26 @@ all)
     openssl req -x509 -new -config openssl.cnf -key self-signed.key -subj "/CN=localhost" \
         -days 825 -sha256 -extensions self_signed_ext -out self-signed.pem
     to_der self-signed
+
+    new_key client
+    openssl req -new -config openssl.cnf -key client.key -subj "/CN=AFNetworking Test Client" -out client.csr
+    openssl x509 -req -in client.csr -CA intermediate-ca.pem -CAkey intermediate-ca.key \
+        -CAcreateserial -CAserial intermediate-ca.srl -days 825 -sha256 \
+        -extfile openssl.cnf -extensions client_ext -out client.pem 2>/dev/null
+    to_der client
+    cat client.pem intermediate-ca.pem > client-chain.pem
+    openssl pkcs8 -topk8 -nocrypt -in client.key -outform DER -out client.key.der
+    openssl pkcs12 -export -inkey client.key -in client.pem -certfile intermediate-ca.pem \
+        -passout pass:test-passphrase -out client.p12
+    rm -f client.csr
+
+    new_key stranger
+    openssl req -x509 -new -config openssl.cnf -key stranger.key -subj "/CN=Stranger" \
+        -days 825 -sha256 -extensions stranger_ext -out stranger.pem
+    to_der stranger
+    # What nginx's mutual-TLS port trusts for clients: the root, and the intermediate for clients that
+    # send their leaf alone.
+    cat root-ca.pem intermediate-ca.pem > client-ca-bundle.pem
     ;;
 leaf)
     name=${3:?missing NAME}; key=${4:?missing KEYFILE}; san=${5:?missing SAN}; days=${6:-825}

@@ -69,6 +69,7 @@ struct RequestRunner {
         if options.http11 { manager.httpVersion = .http1_1 }
         if options.http2 { manager.httpVersion = .http2 }
         if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
+        manager.clientIdentity = try options.tls.clientIdentity()
         return manager
     }
 

@@ -15,6 +15,10 @@ CURLcode afc_easy_setopt_long(CURL *handle, CURLoption option, long value) { ret
 CURLcode afc_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) { return curl_easy_setopt(handle, option, value); }
 CURLcode afc_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) { return curl_easy_setopt(handle, option, value); }
 CURLcode afc_easy_setopt_string(CURL *handle, CURLoption option, const char *value) { return curl_easy_setopt(handle, option, value); }
+CURLcode afc_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
 CURLcode afc_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) { return curl_easy_setopt(handle, option, value); }
 CURLcode afc_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback value) { return curl_easy_setopt(handle, option, value); }
 CURLcode afc_easy_setopt_read_function(CURL *handle, curl_read_callback value) { return curl_easy_setopt(handle, CURLOPT_READFUNCTION, value); }

@@ -4,6 +4,7 @@
 // CURLOPT_SSL_CTX_FUNCTION. Swift cannot call C variadic functions, so every option type gets one.
 #include <curl/curl.h>
 #include <stddef.h>
+#include "AFClientIdentity.h"
 
 /// The libcurl version number this process loaded (for diagnostics).
 unsigned int afc_curl_version_num(void);
@@ -13,6 +14,8 @@ CURLcode afc_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode afc_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode afc_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode afc_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+/// A byte blob libcurl copies (CURL_BLOB_COPY), for CURLOPT_SSLCERT_BLOB and CURLOPT_SSLKEY_BLOB.
+CURLcode afc_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length);
 CURLcode afc_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode afc_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback value);
 CURLcode afc_easy_setopt_read_function(CURL *handle, curl_read_callback value);

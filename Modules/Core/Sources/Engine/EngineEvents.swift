@@ -13,8 +13,9 @@ protocol EngineEvents: AnyObject, Sendable {
     var maximumRedirects: Int { get }
     /// Which HTTP version transfers ask for.
     var httpVersion: HTTPVersionPreference { get }
-    /// The TLS versions https transfers may negotiate (read only for https).
-    var tlsProtocolVersions: (minimum: TLSProtocolVersion, maximum: TLSProtocolVersion?) { get }
+    /// The TLS versions https transfers may negotiate and the client identity they present (read only
+    /// for https).
+    var tlsOptions: TLSOptions { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).
@@ -80,4 +81,11 @@ enum AuthenticationAnswer: Sendable {
     case completeWithResponse
     /// Cancel the task (-999).
     case cancel
+}
+
+/// What an https transfer's handshake may negotiate and present.
+struct TLSOptions: Equatable {
+    var minimum: TLSProtocolVersion
+    var maximum: TLSProtocolVersion?
+    var identity: ClientIdentity?
 }

@@ -21,8 +21,8 @@ struct PlainTransferOptions: Equatable {
     var followsRedirectsManually: Bool
     var maximumRedirects: Int
     var httpVersion: HTTPVersionPreference
-    /// `CURLOPT_SSLVERSION` for https (nil for http).
-    var tlsVersions: Int?
+    /// The handshake's versions and identity for https (nil for http).
+    var tls: TLSOptions?
     /// The HTTP/2 stream weight of the task's priority.
     var streamWeight: Int
     /// libcurl asks for and decodes compressed bodies (the request names no Accept-Encoding of its own).

@@ -82,7 +82,7 @@ extension Transfer {
         case .http1_1: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
         case .http2: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2_0)
         }
-        if let tlsVersions = options.tlsVersions { afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, tlsVersions) }
+        if let tls = options.tls { configureTLS(tls) }
         // libcurl asks for and decodes what it supports, unless the request names its own encodings.
         if options.decodesContent { afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") }
 
@@ -126,14 +126,13 @@ extension Transfer {
     /// lowercased.
     private func transferOptions(fieldNames: Set<String>, isHTTPS: Bool,
                                  followsRedirectsManually: Bool) throws -> PlainTransferOptions {
-        var tlsVersions: Int?
+        var tls: TLSOptions?
         if isHTTPS {
-            let (minimum, maximum) = events.tlsProtocolVersions
-            if let maximum, maximum < minimum {
+            tls = events.tlsOptions
+            if let tls, let maximum = tls.maximum, maximum < tls.minimum {
                 throw CurlErrorMapping.error(.secureConnectionFailed, url: request.url, description:
-                    "The session's TLS range is empty: its minimum (\(minimum)) is above its maximum (\(maximum)).")
+                    "The session's TLS range is empty: its minimum (\(tls.minimum)) is above its maximum (\(maximum)).")
             }
-            tlsVersions = TLSProtocolVersion.curlOption(minimum: minimum, maximum: maximum)
         }
         // The request's interval when it set one (60 s is URLRequest's default), else the session's.
         let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
@@ -143,7 +142,7 @@ extension Transfer {
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: events.maximumRedirects,
-            httpVersion: events.httpVersion, tlsVersions: tlsVersions, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
+            httpVersion: events.httpVersion, tls: tls, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames))
     }
@@ -249,4 +248,21 @@ private let transferProgressCallback: curl_xferinfo_callback = { userdata, _, do
     guard let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.progress(downloaded: Int64(downloaded), uploaded: Int64(uploaded)) ? 0 : 1
+}
+
+extension Transfer {
+    /// The handshake's version range and, when the session has one, the client identity (libcurl copies
+    /// the PEM blobs).
+    func configureTLS(_ tls: TLSOptions) {
+        afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, TLSProtocolVersion.curlOption(minimum: tls.minimum, maximum: tls.maximum))
+        guard let identity = tls.identity?.material else { return }
+        _ = identity.certificateChainPEM.withUnsafeBytes {
+            afc_easy_setopt_blob(handle, CURLOPT_SSLCERT_BLOB, $0.baseAddress, $0.count)
+        }
+        _ = identity.privateKeyPEM.withUnsafeBytes {
+            afc_easy_setopt_blob(handle, CURLOPT_SSLKEY_BLOB, $0.baseAddress, $0.count)
+        }
+        afc_easy_setopt_string(handle, CURLOPT_SSLCERTTYPE, "PEM")
+        afc_easy_setopt_string(handle, CURLOPT_SSLKEYTYPE, "PEM")
+    }
 }

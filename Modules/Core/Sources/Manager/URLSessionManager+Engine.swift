@@ -51,9 +51,10 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
     var keepsReceivedBody: Bool { !discardsReceivedBody }
-    var tlsProtocolVersions: (minimum: TLSProtocolVersion, maximum: TLSProtocolVersion?) {
+    var tlsOptions: TLSOptions {
         let settings = settings
-        return (settings.tlsMinimumSupportedProtocolVersion, settings.tlsMaximumSupportedProtocolVersion)
+        return TLSOptions(minimum: settings.tlsMinimumSupportedProtocolVersion,
+                          maximum: settings.tlsMaximumSupportedProtocolVersion, identity: settings.clientIdentity)
     }
 
     func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision {

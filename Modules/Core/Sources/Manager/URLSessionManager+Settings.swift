@@ -50,6 +50,12 @@ extension URLSessionManager {
         /// `URLError(.secureConnectionFailed)` before anything is sent.
         public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion?
 
+        /// The identity presented when an https server asks for a client certificate (mutual TLS); nil
+        /// (the default) presents none. Applies to transfers started afterwards. A server that requires
+        /// one and gets none or one it does not trust decides what happens (nginx answers 400; others
+        /// end the handshake, which fails the task with -1200).
+        public var clientIdentity: ClientIdentity?
+
         private var storedMaximumRedirects = 16
 
         /// AFNetworking's defaults, as above.

@@ -148,6 +148,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.tlsMaximumSupportedProtocolVersion, to: newValue) }
     }
 
+    /// ``Settings/clientIdentity``.
+    public var clientIdentity: ClientIdentity? {
+        get { setting(\.clientIdentity) }
+        set { set(\.clientIdentity, to: newValue) }
+    }
+
     /// ``Settings/transferLimits``.
     public var transferLimits: TransferLimits {
         get { setting(\.transferLimits) }

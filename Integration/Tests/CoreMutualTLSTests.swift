@@ -1,0 +1,108 @@
+// Mutual TLS against nginx with `ssl_verify_client on`: the right identity from PEM, DER or PKCS#12 is
+// accepted; none, or one no trusted CA issued, is refused; identities that cannot be read fail early.
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("Core: mutual TLS with a client identity")
+struct CoreMutualTLSTests {
+    /// A manager trusting the test root and presenting `identity`.
+    private func manager(_ servers: IntegrationServers, _ identity: ClientIdentity?) throws -> HTTPSessionManager {
+        let manager = coreManager()
+        // Every status is a body to read here: nginx's refusals come as 400 pages.
+        manager.responseSerializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
+        var policy = SecurityPolicy.default
+        policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
+        try manager.setSecurityPolicy(policy)
+        manager.clientIdentity = identity
+        return manager
+    }
+
+    /// `/whoami` on the mutual-TLS port: (status, body as text).
+    private func whoAmI(_ manager: HTTPSessionManager, _ servers: IntegrationServers) async -> (Int?, String?) {
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")), completionHandler: done)
+        }
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        return (result.response?.statusCode, (result.object as? Data).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    private func read(_ url: URL) throws -> Data { try Data(contentsOf: url) }
+
+    @Test func theRightIdentityIsAcceptedInEveryFormat() async throws {
+        let servers = try await IntegrationServers.shared()
+        let files = servers.certificates
+        let identities = [
+            "PEM chain and key": try ClientIdentity(pemCertificateChain: read(files.client.servedChain!),
+                                                    pemPrivateKey: read(files.client.privateKey)),
+            "one PEM with the key": try ClientIdentity(pemCertificateChain: read(files.client.servedChain!)
+                                                        + read(files.client.privateKey)),
+            "DER leaf and key": try ClientIdentity(derCertificate: read(files.client.der), derPrivateKey: read(files.clientKeyDER)),
+            "PKCS#12": try ClientIdentity(pkcs12: read(files.clientPKCS12), passphrase: files.clientPKCS12Passphrase),
+        ]
+        for (name, identity) in identities {
+            let manager = try manager(servers, identity)
+            defer { manager.invalidateSession(cancelingTasks: true) }
+            let (status, body) = await whoAmI(manager, servers)
+            #expect(status == 200, "\(name)")
+            #expect(body == "CN=AFNetworking Test Client\n", "\(name)")
+        }
+    }
+
+    @Test func theLeanPathPresentsTheIdentityToo() async throws {
+        let servers = try await IntegrationServers.shared()
+        let identity = try ClientIdentity(pkcs12: read(servers.certificates.clientPKCS12),
+                                          passphrase: servers.certificates.clientPKCS12Passphrase)
+        let manager = try manager(servers, identity)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (data, response) = try await manager.session.data(for: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "CN=AFNetworking Test Client\n")
+    }
+
+    @Test func noIdentityOrAStrangersIsRefused() async throws {
+        let servers = try await IntegrationServers.shared()
+        let none = try manager(servers, nil)
+        defer { none.invalidateSession(cancelingTasks: true) }
+        let (noneStatus, noneBody) = await whoAmI(none, servers)
+        #expect(noneStatus == 400)
+        #expect(noneBody?.contains("No required SSL certificate was sent") == true)
+
+        let files = servers.certificates
+        let stranger = try manager(servers, try ClientIdentity(pemCertificateChain: read(files.stranger.pem),
+                                                               pemPrivateKey: read(files.stranger.privateKey)))
+        defer { stranger.invalidateSession(cancelingTasks: true) }
+        let (strangerStatus, strangerBody) = await whoAmI(stranger, servers)
+        #expect(strangerStatus == 400)
+        #expect(strangerBody?.contains("The SSL certificate error") == true)
+    }
+
+    @Test func identitiesThatCannotBeReadFailWithTheirReason() async throws {
+        let servers = try await IntegrationServers.shared()
+        let files = servers.certificates
+        #expect(throws: ClientIdentityError(.unreadablePKCS12)) {
+            try ClientIdentity(pkcs12: read(files.clientPKCS12), passphrase: "wrong")
+        }
+        #expect(throws: ClientIdentityError(.unreadablePKCS12)) {
+            try ClientIdentity(pkcs12: read(files.client.pem), passphrase: "")
+        }
+        #expect(throws: ClientIdentityError(.keyDoesNotMatchCertificate)) {
+            try ClientIdentity(pemCertificateChain: read(files.client.pem), pemPrivateKey: read(files.stranger.privateKey))
+        }
+        #expect(throws: ClientIdentityError(.unreadablePrivateKey)) {
+            try ClientIdentity(pemCertificateChain: read(files.client.pem))
+        }
+        #expect(throws: ClientIdentityError(.unreadableCertificate)) {
+            try ClientIdentity(pemCertificateChain: Data("not a certificate".utf8), pemPrivateKey: read(files.client.privateKey))
+        }
+        #expect(throws: ClientIdentityError(.unreadableCertificate)) {
+            try ClientIdentity(derCertificate: Data([0x30, 0x03, 0x02, 0x01]), derPrivateKey: read(files.clientKeyDER))
+        }
+        #expect(ClientIdentityError(.keyDoesNotMatchCertificate).localizedDescription
+            == "The private key does not belong to the client certificate.")
+    }
+}
