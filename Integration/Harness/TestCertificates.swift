@@ -59,7 +59,7 @@ public struct TestCertificates: Sendable {
     /// intermediate, for clientAuth): `servedChain` is the leaf and the intermediate.
     public var client: CertificateFiles { CertificateFiles(directory: directory, stem: "client", hasChain: true) }
     /// The client's private key as PKCS#8 DER.
-    public var clientKeyDER: URL { directory.appendingPathComponent("client.key.der") }
+    public var clientKeyDER: URL { directory.appendingPathComponent("client-key.p8") }
     /// The client's leaf, key and intermediate as PKCS#12, encrypted with ``clientPKCS12Passphrase``.
     public var clientPKCS12: URL { directory.appendingPathComponent("client.p12") }
     /// The passphrase of ``clientPKCS12``.

@@ -10,8 +10,8 @@
 #       Each NAME gets NAME.key (PEM private key), NAME.pem, NAME.der; leaves signed by the intermediate
 #       also get NAME-chain.pem (leaf then intermediate), which is what nginx serves.
 #       Client identities for mutual TLS (extendedKeyUsage clientAuth):
-#         client      CN=AFNetworking Test Client, signed by the intermediate; also client.key.der (PKCS#8
-#                     DER) and client.p12 (leaf, key and intermediate; passphrase "test-passphrase")
+#         client      CN=AFNetworking Test Client, signed by the intermediate; also client-key.p8 (PKCS#8
+#                     DER, named .p8 so that certificate loaders skip it) and client.p12 (leaf, key and intermediate; passphrase "test-passphrase")
 #         stranger    CN=Stranger, self-signed: no CA nginx trusts issued it
 #
 #   make-certs.sh leaf OUTDIR NAME KEYFILE SAN [DAYS]
@@ -154,7 +154,7 @@ all)
         -extfile openssl.cnf -extensions client_ext -out client.pem 2>/dev/null
     to_der client
     cat client.pem intermediate-ca.pem > client-chain.pem
-    openssl pkcs8 -topk8 -nocrypt -in client.key -outform DER -out client.key.der
+    openssl pkcs8 -topk8 -nocrypt -in client.key -outform DER -out client-key.p8
     openssl pkcs12 -export -inkey client.key -in client.pem -certfile intermediate-ca.pem \
         -passout pass:test-passphrase -out client.p12
     rm -f client.csr
