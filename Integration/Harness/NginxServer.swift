@@ -17,6 +17,9 @@ public struct NginxServer: Sendable {
     /// The HTTPS port (valid certificate) that requires a client certificate issued under the test root
     /// (`ssl_verify_client on`); `/whoami` answers the client's subject, nginx answers 400 without one.
     public let mutualTLSPort: Int
+    /// The Unix domain socket nginx also serves the site on (plain HTTP); `/via-socket` answers
+    /// `unix` there and nowhere else.
+    public let unixSocketPath: String
 
     /// `http://127.0.0.1:<httpPort>`.
     public var httpBaseURL: URL { loopbackURL(scheme: "http", port: httpPort, path: "") }
@@ -72,6 +75,7 @@ public struct NginxServer: Sendable {
             let httpsPorts = Dictionary(uniqueKeysWithValues: zip(scenarios, ports.dropFirst()))
             let singleVersionPorts = Dictionary(uniqueKeysWithValues: zip(versions, ports.dropFirst(1 + scenarios.count)))
             let mutualTLSPort = ports[1 + scenarios.count + versions.count]
+            let unixSocketPath = run.appendingPathComponent("nginx.sock").path
             let process: GuardedProcess
             do {
                 try renderConfiguration(locations: locations, httpPort: httpPort, httpsPorts: httpsPorts,
@@ -92,9 +96,10 @@ public struct NginxServer: Sendable {
                     && (Array(httpsPorts.values) + singleVersionPorts.values + [mutualTLSPort]).allSatisfy {
                         RawHTTPClient.acceptsConnections(port: $0)
                     }
+                    && FileManager.default.fileExists(atPath: unixSocketPath)
             }
             return NginxServer(httpPort: httpPort, httpsPorts: httpsPorts, singleVersionPorts: singleVersionPorts,
-                               mutualTLSPort: mutualTLSPort)
+                               mutualTLSPort: mutualTLSPort, unixSocketPath: unixSocketPath)
         }
     }
 

@@ -26,6 +26,7 @@ for scenario in TLSScenario.allCases {
     lines.append("LEAF_\(name)_PEM=\(servers.certificates.leaf(scenario).pem.path)")
     lines.append("LEAF_\(name)_DER=\(servers.certificates.leaf(scenario).der.path)")
 }
+lines.append("NGINX_UNIX_SOCKET=\(servers.nginx.unixSocketPath)")
 lines.append("NGINX_MUTUAL_TLS_PORT=\(servers.nginx.mutualTLSPort)")
 lines.append("CLIENT_CHAIN_PEM=\(servers.certificates.client.servedChain!.path)")
 lines.append("CLIENT_KEY_PEM=\(servers.certificates.client.privateKey.path)")

@@ -9,13 +9,8 @@ import AFProtocols
 protocol EngineEvents: AnyObject, Sendable {
     /// Whether redirects go through ``transfer(_:willPerformRedirection:newRequest:)`` (else libcurl follows).
     var followsRedirectsManually: Bool { get }
-    /// How many redirects a transfer follows before failing with -1007.
-    var maximumRedirects: Int { get }
-    /// Which HTTP version transfers ask for.
-    var httpVersion: HTTPVersionPreference { get }
-    /// The TLS versions https transfers may negotiate and the client identity they present (read only
-    /// for https).
-    var tlsOptions: TLSOptions { get }
+    /// The session's settings a transfer reads when it is configured, in one read.
+    var connectionSettings: ConnectionSettings { get }
     /// Whether ``transfer(_:didReceive:)-data`` is wanted (copying every chunk costs).
     var wantsReceivedData: Bool { get }
     /// Whether data tasks gather their body for the completion (false when a hook consumes every chunk).
@@ -81,6 +76,18 @@ enum AuthenticationAnswer: Sendable {
     case completeWithResponse
     /// Cancel the task (-999).
     case cancel
+}
+
+/// The session's settings a transfer reads when it is configured (one lock acquisition for all of them).
+struct ConnectionSettings {
+    /// How many redirects a transfer follows before failing with -1007.
+    var maximumRedirects: Int
+    /// Which HTTP version transfers ask for.
+    var httpVersion: HTTPVersionPreference
+    /// What https handshakes may negotiate and present.
+    var tls: TLSOptions
+    /// The session's Unix domain socket (nil: TCP).
+    var unixSocketPath: String?
 }
 
 /// What an https transfer's handshake may negotiate and present.

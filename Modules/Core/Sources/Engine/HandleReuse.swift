@@ -23,6 +23,9 @@ struct PlainTransferOptions: Equatable {
     var httpVersion: HTTPVersionPreference
     /// The handshake's versions and identity for https (nil for http).
     var tls: TLSOptions?
+    /// The Unix domain socket the transfer connects to (nil: TCP). Part of the reuse key because libcurl
+    /// keeps it on the handle: a plain handle never carries a socket into another request.
+    var unixSocketPath: String?
     /// The HTTP/2 stream weight of the task's priority.
     var streamWeight: Int
     /// libcurl asks for and decodes compressed bodies (the request names no Accept-Encoding of its own).

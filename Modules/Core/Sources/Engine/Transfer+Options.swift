@@ -17,9 +17,11 @@ extension Transfer {
         guard let url = request.url, let scheme = url.scheme?.lowercased() else {
             throw CurlErrorMapping.error(.badURL, url: request.url)
         }
-        guard RedirectRules.isAllowedScheme(url) else {
+        guard RedirectRules.isAllowedScheme(url) || UnixSocketRoute.isSocketScheme(url) else {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
+        let connection = events.connectionSettings
+        let socketRoute = try UnixSocketRoute(url: url, sessionSocketPath: connection.unixSocketPath)
         try InvalidRequestError.check(request)
         if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
@@ -29,10 +31,12 @@ extension Transfer {
         let fields = request.allHTTPHeaderFields ?? [:]
         let fieldNames = fields.isEmpty ? [] : Set(fields.keys.map { $0.lowercased() })
         let method = request.httpMethod?.uppercased() ?? "GET"
-        let installsTrustHook = trustContext != nil && scheme == "https"
+        let isHTTPS = scheme == "https" || scheme == "https+unix"
+        let installsTrustHook = trustContext != nil && isHTTPS
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
             && machine.credential == nil && !installsTrustHook
-        let options = try transferOptions(fieldNames: fieldNames, isHTTPS: scheme == "https",
+        let options = try transferOptions(fieldNames: fieldNames, connection: connection, isHTTPS: isHTTPS,
+                                          socketPath: socketRoute?.socketPath,
                                           followsRedirectsManually: !isLean && events.followsRedirectsManually)
         machine.startAttempt(ResponseStateMachine.Configuration(
             limits: task.transferLimits ?? events.transferLimits,
@@ -46,7 +50,7 @@ extension Transfer {
             curl_easy_reset(handle)
             handleState = .dirty
         }
-        requestURLString = url.absoluteString
+        requestURLString = socketRoute?.curlURL ?? url.absoluteString
         afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
@@ -83,6 +87,7 @@ extension Transfer {
         case .http2: afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_2_0)
         }
         if let tls = options.tls { configureTLS(tls) }
+        if let socket = options.unixSocketPath { afc_easy_setopt_string(handle, CURLOPT_UNIX_SOCKET_PATH, socket) }
         // libcurl asks for and decodes what it supports, unless the request names its own encodings.
         if options.decodesContent { afc_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") }
 
@@ -124,11 +129,12 @@ extension Transfer {
 
     /// The options that depend on the session and the request. `fieldNames`: the request's header names,
     /// lowercased.
-    private func transferOptions(fieldNames: Set<String>, isHTTPS: Bool,
+    private func transferOptions(fieldNames: Set<String>, connection: ConnectionSettings, isHTTPS: Bool,
+                                 socketPath: String?,
                                  followsRedirectsManually: Bool) throws -> PlainTransferOptions {
         var tls: TLSOptions?
         if isHTTPS {
-            tls = events.tlsOptions
+            tls = connection.tls
             if let tls, let maximum = tls.maximum, maximum < tls.minimum {
                 throw CurlErrorMapping.error(.secureConnectionFailed, url: request.url, description:
                     "The session's TLS range is empty: its minimum (\(tls.minimum)) is above its maximum (\(maximum)).")
@@ -141,8 +147,8 @@ extension Transfer {
         return PlainTransferOptions(
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
-            followsRedirectsManually: followsRedirectsManually, maximumRedirects: events.maximumRedirects,
-            httpVersion: events.httpVersion, tls: tls, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
+            followsRedirectsManually: followsRedirectsManually, maximumRedirects: connection.maximumRedirects,
+            httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames))
     }

@@ -51,11 +51,6 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     var followsRedirectsManually: Bool { currentHooks.value.taskWillPerformHTTPRedirection != nil }
     var wantsReceivedData: Bool { currentHooks.value.dataTaskDidReceiveData != nil }
     var keepsReceivedBody: Bool { !discardsReceivedBody }
-    var tlsOptions: TLSOptions {
-        let settings = settings
-        return TLSOptions(minimum: settings.tlsMinimumSupportedProtocolVersion,
-                          maximum: settings.tlsMaximumSupportedProtocolVersion, identity: settings.clientIdentity)
-    }
 
     func transferDidReceiveResponse(_ task: SessionTask, statusCode: Int) -> ResponseDecision {
         if task.leanDelivery != nil { return .allow }

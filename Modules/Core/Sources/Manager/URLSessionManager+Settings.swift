@@ -55,6 +55,12 @@ extension URLSessionManager {
         /// one and gets none or one it does not trust decides what happens (nginx answers 400; others
         /// end the handshake, which fails the task with -1200).
         public var clientIdentity: ClientIdentity?
+        /// A Unix domain socket every http and https request of the session goes to (for Docker,
+        /// containerd and other local daemons); the URL's host then names only the `Host` header. nil
+        /// (the default): TCP, except for requests whose URL names a socket itself
+        /// (`http+unix://%2Fvar%2Frun%2Fdocker.sock/path`). A path nothing listens on fails the task
+        /// with -1004 `cannotConnectToHost`. Applies to transfers started afterwards.
+        public var unixSocketPath: String?
 
         private var storedMaximumRedirects = 16
 

@@ -93,6 +93,18 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         try state.withLock { try body(&$0.settings) }
     }
 
+    /// What the engine reads for each transfer, in one lock acquisition.
+    var connectionSettings: ConnectionSettings {
+        state.withLock { state in
+            let settings = state.settings
+            return ConnectionSettings(
+                maximumRedirects: settings.maximumRedirects, httpVersion: settings.httpVersion,
+                tls: TLSOptions(minimum: settings.tlsMinimumSupportedProtocolVersion,
+                                maximum: settings.tlsMaximumSupportedProtocolVersion, identity: settings.clientIdentity),
+                unixSocketPath: settings.unixSocketPath)
+        }
+    }
+
     private func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
         state.withLock { $0.settings[keyPath: path] }
     }
@@ -146,6 +158,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion? {
         get { setting(\.tlsMaximumSupportedProtocolVersion) }
         set { set(\.tlsMaximumSupportedProtocolVersion, to: newValue) }
+    }
+
+    /// ``Settings/unixSocketPath``.
+    public var unixSocketPath: String? {
+        get { setting(\.unixSocketPath) }
+        set { set(\.unixSocketPath, to: newValue) }
     }
 
     /// ``Settings/clientIdentity``.

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+@testable import AFCore
+
+@Suite("UnixSocketRoute: which requests go over a socket")
+struct UnixSocketRouteTests {
+    @Test func anHTTPUnixURLBecomesLocalhostOnItsSocket() throws {
+        let route = try #require(try UnixSocketRoute(url: URL(string: "http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json?all=1&x=%20")!,
+                                                     sessionSocketPath: nil))
+        #expect(route.socketPath == "/var/run/docker.sock")
+        #expect(route.curlURL == "http://localhost/v1.43/containers/json?all=1&x=%20")
+        let bare = try #require(try UnixSocketRoute(url: URL(string: "https+unix://%2Frun%2Fa.sock")!, sessionSocketPath: "/ignored"))
+        #expect(bare.socketPath == "/run/a.sock")
+        #expect(bare.curlURL == "https://localhost/")
+    }
+
+    @Test func aSessionSocketKeepsTheURL() throws {
+        let route = try #require(try UnixSocketRoute(url: URL(string: "http://api.local:8080/x?y=1")!, sessionSocketPath: "/run/api.sock"))
+        #expect(route.socketPath == "/run/api.sock")
+        #expect(route.curlURL == "http://api.local:8080/x?y=1")
+        #expect(try UnixSocketRoute(url: URL(string: "http://api.local/x")!, sessionSocketPath: nil) == nil)
+    }
+
+    @Test func aHostThatIsNotAnAbsolutePathIsABadURL() {
+        #expect(throws: URLError.self) { try UnixSocketRoute(url: URL(string: "http+unix://relative.sock/x")!, sessionSocketPath: nil) }
+        #expect(throws: URLError.self) { try UnixSocketRoute(url: URL(string: "http+unix:///x")!, sessionSocketPath: nil) }
+    }
+}
