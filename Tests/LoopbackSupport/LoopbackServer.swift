@@ -216,6 +216,9 @@ package final class LoopbackServer: Sendable {
             return reply(client, status: 307, headers: [("Location", "/echo")])
         case "redirect":
             return reply(client, status: 302, headers: [("Location", "/bytes/5")])
+        case "redirect-with-body":
+            return reply(client, status: 302, headers: [("Location", "/bytes/5"), ("Content-Type", "text/plain")],
+                         body: Data("moved".utf8))
         case "slow":
             let count = Int(segments.dropFirst().first ?? "0") ?? 0
             guard send(client, head(200, [("Content-Length", "\(count)")])) else { return false }

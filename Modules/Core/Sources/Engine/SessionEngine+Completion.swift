@@ -24,6 +24,7 @@ extension SessionEngine {
            retry(transfer, after: response) {
             return
         }
+        if code == CURLE_OK && !cancelled { transfer.releaseHeldRedirect() }
         transfersByTask[ObjectIdentifier(task)] = nil
 
         var outcome = TransferOutcome(metrics: metrics)

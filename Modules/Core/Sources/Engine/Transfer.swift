@@ -30,6 +30,9 @@ final class Transfer {
     var request: URLRequest
     var headerList: UnsafeMutablePointer<curl_slist>?
     var reader: (any BodyReader)?
+    /// A redirect response is waiting for the redirect hook: its body is held, not delivered.
+    private(set) var holdsRedirect = false
+    private var heldRedirectBody = Data()
 
     /// The response decisions: head parsing, redirects, challenges, resume validation, bounds, idle timer
     /// (the engine feeds it the retry events after an attempt).
@@ -128,7 +131,29 @@ final class Transfer {
         handleState = newHandle.state
     }
 
+    /// The redirect response was not followed after all: it is the response. The hooks get it and its
+    /// body now, as they would have had no hook decided redirects.
+    func releaseHeldRedirect() {
+        guard holdsRedirect else { return }
+        holdsRedirect = false
+        let held = heldRedirectBody
+        heldRedirectBody = Data()
+        guard deliverResponse() else {
+            refuse(.cancelled)
+            return
+        }
+        guard !held.isEmpty else { return }
+        if isDownload {
+            _ = held.withUnsafeBytes { downloadSink.write($0) }
+        } else {
+            if machine.configuration.keepsBody { body.append(held) }
+            if wantsReceivedData { events.transfer(task, didReceive: held) }
+        }
+    }
+
     func resetResponse() {
+        holdsRedirect = false
+        heldRedirectBody = Data()
         body.removeAll(keepingCapacity: false)
         lastSent = 0
         lastReceived = 0
@@ -195,6 +220,18 @@ final class Transfer {
             if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
             return true
         }
+        if machine.configuration.followsRedirectsManually, let response = task.response as? HTTPURLResponse,
+           case .propose = machine.redirect(after: response, of: request) {
+            // A redirect the hook will decide once it has ended: as in URLSession, the redirect response
+            // reaches the response and data hooks only if the hook declines to follow it.
+            holdsRedirect = true
+            return true
+        }
+        return deliverResponse()
+    }
+
+    /// Hands the final response to the session's response hook and applies its decision.
+    private func deliverResponse() -> Bool {
         switch events.transferDidReceiveResponse(task, statusCode: machine.statusCode) {
         case .allow: return true
         case .cancel: return false
@@ -246,6 +283,10 @@ final class Transfer {
             refuse(refusal)
             body = Data()
             return 0
+        }
+        if holdsRedirect {
+            heldRedirectBody.append(bytes.assumingMemoryBound(to: UInt8.self))
+            return bytes.count
         }
         if isDownload {
             guard downloadSink.write(bytes) else {
