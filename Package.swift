@@ -101,7 +101,7 @@ let package = Package(
 
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),
-        .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking"],
+        .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking", "LoopbackSupport"],
                     path: "Integration/Tests"),
         // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
         .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),

@@ -4,6 +4,7 @@ import AFTestHarness
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import LoopbackSupport
 #endif
 import Synchronization
 import Testing
@@ -42,20 +43,7 @@ struct CoreFaultTests {
 
     @Test func closedPortCannotConnect() async throws {
         let manager = coreManager()
-        // Bind a port, then close it: nothing listens there.
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        close(descriptor)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let port = closedPort()
         let result = await runTask { done in
             manager.dataTask(with: URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!), completionHandler: done)
         }
