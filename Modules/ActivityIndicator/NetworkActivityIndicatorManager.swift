@@ -12,7 +12,7 @@ import AFProtocols
 ///
 /// The count follows the task notifications (`.networkingTaskDidResume` increments,
 /// `.networkingTaskDidSuspend` and `.networkingTaskDidComplete` decrement, only for tasks whose
-/// `originalRequest` has a URL), an ``AFProtocols/NetworkTaskEventSource`` (see
+/// `originalRequest` has a URL), an `AFProtocols/NetworkTaskEventSource` (see
 /// ``observeTaskEvents(from:)``), or manual ``incrementActivityCount()`` / ``decrementActivityCount()``.
 /// A task counts once from its resume to its suspend or completion, however many notifications it
 /// posts in between.
@@ -166,7 +166,7 @@ public final class NetworkActivityIndicatorManager: Sendable {
         await observeTaskEvents(source.taskEvents())
     }
 
-    /// Counts the tasks of an event stream (from ``AFProtocols/NetworkTaskEventSource/taskEvents()``) until it
+    /// Counts the tasks of an event stream (from `AFProtocols/NetworkTaskEventSource/taskEvents()`) until it
     /// finishes or the calling task is cancelled, as ``observeTaskEvents(from:)``.
     public func observeTaskEvents(_ events: AsyncStream<NetworkTaskEvent>) async {
         for await event in events {

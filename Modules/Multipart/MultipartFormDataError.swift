@@ -3,7 +3,7 @@ import Foundation
 
 /// Why a multipart form could not be built or its body not be read.
 ///
-/// Bridges to `NSError` in ``URLRequestSerializationErrorDomain`` (where AFNetworking reports its file
+/// Bridges to `NSError` in `URLRequestSerializationErrorDomain` (where AFNetworking reports its file
 /// URL errors) with a `URLError` code and AF's failure reasons where AF has them.
 public enum MultipartFormDataError: Error, Sendable, Equatable, CustomNSError, LocalizedError {
     /// `appendPart(withFileURL:...)` got a URL that is not a `file:` URL: code -1000 (`NSURLErrorBadURL`),

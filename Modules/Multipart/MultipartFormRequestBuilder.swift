@@ -19,7 +19,7 @@ public struct MultipartFormRequestBuilder: MultipartFormRequestBuilding {
     }
 
     /// Appends `parameters` as form fields first (flattened with the query-string pair rules; values as
-    /// printed by ``ParameterValue/scalarDescription``, null as an empty field), then lets `construct`
+    /// printed by `ParameterValue/scalarDescription`, null as an empty field), then lets `construct`
     /// append parts, and finalizes the request (``StreamingMultipartFormData/requestByFinalizingMultipartFormData()``).
     ///
     /// - Throws: ``MultipartFormDataError/methodNotAllowed(_:)`` for `GET` and `HEAD`;

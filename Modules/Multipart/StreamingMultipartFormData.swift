@@ -26,7 +26,9 @@ public final class StreamingMultipartFormData: MultipartFormData {
     public private(set) var refusal: MultipartFormDataError?
 
     /// Creates an empty form for `request`.
-    /// - Parameter boundary: the part boundary; a fresh random ``makeBoundary()`` by default.
+    /// - Parameters:
+    ///   - request: the request the form's body and Content-Type are for.
+    ///   - boundary: the part boundary; a fresh random ``makeBoundary()`` by default.
     public init(request: URLRequest, boundary: String = StreamingMultipartFormData.makeBoundary()) {
         self.request = request
         self.boundary = boundary

@@ -60,5 +60,5 @@ extension Notification.Name {
     public static let networkingReachabilityDidChange = Notification.Name("com.alamofire.networking.reachability.change")
 }
 
-/// userInfo key of ``Foundation/Notification/Name/networkingReachabilityDidChange``: the new status's raw value.
+/// userInfo key of `Foundation/Notification/Name/networkingReachabilityDidChange`: the new status's raw value.
 public let NetworkingReachabilityNotificationStatusItem = "AFNetworkingReachabilityNotificationStatusItem"

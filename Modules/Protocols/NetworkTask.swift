@@ -62,7 +62,7 @@ extension Notification.Name {
         Notification.Name("com.alamofire.networking.session.download.file-manager-error")
 }
 
-/// userInfo keys of ``Foundation/Notification/Name/networkingTaskDidComplete`` (AFNetworking's strings).
+/// userInfo keys of `Foundation/Notification/Name/networkingTaskDidComplete` (AFNetworking's strings).
 public enum NetworkingTaskDidCompleteKey {
     /// The response serializer used.
     public static let responseSerializer = "com.alamofire.networking.task.complete.responseserializer"

@@ -4,7 +4,7 @@ import Foundation
 /// `NSDictionary`/`NSArray`/`NSString`/`NSNumber`/`NSNull` trees.
 ///
 /// Build one from literals (`["page": 2, "tags": ["a", "b"], "debug": true, "cursor": nil]`), from any
-/// `Encodable` with ``init(encoding:)``, or from a Foundation object tree with ``init(foundationObject:)``.
+/// `Encodable` with `init(encoding:)`, or from a Foundation object tree with ``init(foundationObject:)``.
 /// Dictionaries are unordered; every serializer that writes them uses ``sortedEntries`` (keys in
 /// AFNetworking's `NSString compare:` order), so output is stable.
 ///

@@ -21,7 +21,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     // state is `state`, a Protected, and subclasses keep theirs behind their own.
 
     /// A custom query-string serializer: given the request and the (non-nil) parameters, returns the
-    /// query or body text to use instead of ``queryString(from:)``. What it throws aborts the request
+    /// query or body text to use instead of `queryString(from:)`. What it throws aborts the request
     /// and reaches the caller unchanged.
     public typealias QueryStringSerialization = @Sendable (URLRequest, ParameterValue) throws -> String
 
@@ -177,10 +177,10 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     }
 
     /// ``request(method:urlString:parameters:)`` with parameters converted from any `Encodable` through
-    /// `JSONEncoder` (``ParameterValue/init(encoding:using:)``). A distinct label keeps literals such as
-    /// `["tags": nil]` resolving to ``ParameterValue``.
+    /// `JSONEncoder` (`ParameterValue/init(encoding:using:)`). A distinct label keeps literals such as
+    /// `["tags": nil]` resolving to `ParameterValue`.
     ///
-    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` when the value cannot be
+    /// - Throws: `RequestSerializationError/Reason/unsupportedParameters` when the value cannot be
     ///   encoded; otherwise as ``request(method:urlString:parameters:)``.
     public func request<Parameters: Encodable>(method: String, urlString: String,
                                                encodableParameters parameters: Parameters) throws -> URLRequest {
@@ -190,14 +190,14 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// Serializes `parameters` into a copy of `request` (AF's requestBySerializingRequest):
     ///
     /// - default headers are set where `request` lacks them;
-    /// - the query is ``queryString(from:)`` of the parameters, or the custom serialization's result;
+    /// - the query is `queryString(from:)` of the parameters, or the custom serialization's result;
     /// - for the URI methods the query is appended to the URL (`?q`, or `&q` when the URL has a query;
     ///   nothing for an empty query); for the others it becomes the body in ``stringEncoding``, with
     ///   `Content-Type: application/x-www-form-urlencoded` unless the request has one. Nil parameters on a
     ///   body method still give an empty body and that content type (as AFNetworking does).
     ///
-    /// - Throws: the custom serialization's error unchanged; ``RequestSerializationError`` with
-    ///   ``RequestSerializationError/Reason/stringNotEncodable(_:)`` or ``RequestSerializationError/Reason/invalidURL(_:)``.
+    /// - Throws: the custom serialization's error unchanged; `RequestSerializationError` with
+    ///   `RequestSerializationError/Reason/stringNotEncodable(_:)` or `RequestSerializationError/Reason/invalidURL(_:)`.
     open func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {
         let serialized = applyingDefaultHeaders(to: request)
         let (customSerialization, encoding) = state.withLock { ($0.settings.queryStringSerialization, $0.settings.stringEncoding) }
@@ -216,7 +216,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     }
 
     /// ``request(bySerializing:withParameters:)`` with parameters converted from any `Encodable`.
-    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` when the value cannot be
+    /// - Throws: `RequestSerializationError/Reason/unsupportedParameters` when the value cannot be
     ///   encoded; otherwise as ``request(bySerializing:withParameters:)``.
     public func request<Parameters: Encodable>(bySerializing request: URLRequest,
                                                withEncodableParameters parameters: Parameters) throws -> URLRequest {
@@ -232,7 +232,7 @@ open class HTTPRequestSerializer: HTTPRequestSerializing, @unchecked Sendable {
     /// ``request(bySerializing:withParameters:)`` with parameters given as a Foundation object tree, as
     /// AFNetworking takes them (`NSDictionary`, `[String: Any]`, `NSArray`, `NSSet`, strings, `NSNumber`,
     /// `NSNull`).
-    /// - Throws: ``RequestSerializationError/Reason/unsupportedParameters`` for other objects or
+    /// - Throws: `RequestSerializationError/Reason/unsupportedParameters` for other objects or
     ///   non-string dictionary keys; otherwise as ``request(bySerializing:withParameters:)``.
     public func request(bySerializing request: URLRequest, withFoundationParameters parameters: Any?) throws -> URLRequest {
         guard let parameters else { return try self.request(bySerializing: request, withParameters: nil) }

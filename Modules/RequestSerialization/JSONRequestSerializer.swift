@@ -36,8 +36,8 @@ open class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
 
     /// Serializes `parameters` as JSON into the body (or the query string for the URI methods).
     ///
-    /// - Throws: ``RequestSerializationError`` with ``RequestSerializationError/Reason/invalidJSON``
-    ///   (code -1016, reason ``The `parameters` argument is not valid JSON.``) when the parameters have no
+    /// - Throws: `RequestSerializationError` with `RequestSerializationError/Reason/invalidJSON`
+    ///   (code -1016, reason `The `parameters` argument is not valid JSON.`) when the parameters have no
     ///   JSON form: a set, NaN, infinity, or a scalar at the top level.
     open override func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {
         if encodesParametersInURI(request) {

@@ -49,7 +49,7 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
 
     /// Serializes `parameters` as a property list into the body (or the query string for the URI methods).
     ///
-    /// - Throws: ``RequestSerializationError`` with ``RequestSerializationError/Reason/invalidPropertyList``
+    /// - Throws: `RequestSerializationError` with `RequestSerializationError/Reason/invalidPropertyList`
     ///   (code -1016; `PropertyListSerialization`'s error underneath) when the parameters have no
     ///   property-list form: a null or a set anywhere in the tree.
     open override func request(bySerializing request: URLRequest, withParameters parameters: ParameterValue?) throws -> URLRequest {

@@ -13,7 +13,7 @@ extension HTTPRequestOperation {
     ///
     /// Threading: a value; the operation keeps it behind its lock.
     public struct Settings: Sendable {
-        /// Validates and decodes the response (default ``HTTPResponseSerializer``: status 200–299, the
+        /// Validates and decodes the response (default `HTTPResponseSerializer`: status 200–299, the
         /// object is the body).
         public var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
         /// The policy deciding server trust in TLS handshakes; nil (default) leaves it to libcurl and the

@@ -6,7 +6,7 @@ import AFCore
 import AFProtocols
 
 /// One HTTP request as an asynchronous `Operation` (AFHTTPRequestOperation, AFNetworking 2.x), run on the
-/// same engine as ``URLSessionManager``: add it to an `OperationQueue` or call `start()`.
+/// same engine as `URLSessionManager`: add it to an `OperationQueue` or call `start()`.
 ///
 /// States follow ``RequestOperationState`` and only its legal moves; an illegal request (pausing a
 /// finished operation, resuming one that is not paused) is ignored. `isReady`, `isExecuting` and
@@ -25,7 +25,7 @@ import AFProtocols
 /// match the manager's and no redirect closure is set; any other operation runs on a session of its own,
 /// closed when it finishes.
 ///
-/// ``responseObject`` is serialized lazily by ``responseSerializer`` (default ``HTTPResponseSerializer``,
+/// ``responseObject`` is serialized lazily by ``responseSerializer`` (default `HTTPResponseSerializer`,
 /// AFHTTPResponseSerializer's behaviour); a serialization error takes precedence over the transport error
 /// in ``error``. Cancelling before the start finishes the operation with `URLError(.cancelled)` (-999).
 ///

@@ -8,7 +8,7 @@ import AFProtocols
 /// Runs HTTP requests under one base URL as ``HTTPRequestOperation``s on its ``operationQueue``
 /// (AFHTTPRequestOperationManager, AFNetworking 2.x).
 ///
-/// Paths resolve against ``baseURL`` as in ``HTTPSessionManager`` (RFC 3986 relative resolution, a
+/// Paths resolve against ``baseURL`` as in `HTTPSessionManager` (RFC 3986 relative resolution, a
 /// trailing `/` added to a base path). Each verb builds the request with ``requestSerializer``, makes an
 /// operation with the manager's options (response serializer, security policy, credential, completion
 /// queue and group), adds it to the queue and returns it; when the request cannot be built it returns nil

@@ -11,10 +11,10 @@ import Foundation
 // serializer modules (the dependency rule).
 
 extension HTTPRequestOperationManager {
-    /// Creates a manager for `baseURL` with AFNetworking 2.x's defaults: ``HTTPRequestSerializer``,
-    /// ``JSONResponseSerializer`` (as AFHTTPRequestOperationManager; a bare ``HTTPRequestOperation`` keeps
-    /// AFHTTPResponseSerializer's behaviour), ``MultipartFormRequestBuilder`` for multipart POSTs,
-    /// ``SecurityPolicy/default`` and ``NetworkReachabilityManager/shared`` (not started).
+    /// Creates a manager for `baseURL` with AFNetworking 2.x's defaults: `HTTPRequestSerializer`,
+    /// `JSONResponseSerializer` (as AFHTTPRequestOperationManager; a bare `HTTPRequestOperation` keeps
+    /// AFHTTPResponseSerializer's behaviour), `MultipartFormRequestBuilder` for multipart POSTs,
+    /// `SecurityPolicy/default` and `NetworkReachabilityManager/shared` (not started).
     public convenience init(baseURL: URL? = nil) {
         self.init(baseURL: baseURL, requestSerializer: HTTPRequestSerializer(),
                   responseSerializer: SessionManagerDefaults.responseSerializer())

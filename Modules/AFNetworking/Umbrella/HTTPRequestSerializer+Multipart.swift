@@ -11,16 +11,19 @@ import FoundationNetworking
 extension HTTPRequestSerializer {
     /// Builds a multipart/form-data request (AF's `multipartFormRequestWithMethod:URLString:parameters:
     /// constructingBodyWithBlock:error:`): the request is built like
-    /// ``HTTPRequestSerializer/request(method:urlString:parameters:)`` with no parameters (default
+    /// `HTTPRequestSerializer/request(method:urlString:parameters:)` with no parameters (default
     /// headers and mirrored properties apply), then `parameters` become the first form fields and
     /// `construct` appends the rest.
     ///
     /// - Parameters:
     ///   - method: any method with a body; `GET` and `HEAD` throw.
-    ///   - builder: the multipart builder; a ``MultipartFormRequestBuilder`` with random boundaries by default.
+    ///   - urlString: the absolute URL of the request.
+    ///   - parameters: form fields written before the parts `construct` appends (nil: none).
+    ///   - construct: appends the parts (files, data, streams) to the form.
+    ///   - builder: the multipart builder; a `MultipartFormRequestBuilder` with random boundaries by default.
     /// - Returns: the request (`Content-Type: multipart/form-data; boundary=...`, exact `Content-Length`)
     ///   and its streaming body.
-    /// - Throws: ``MultipartFormDataError/methodNotAllowed(_:)`` for `GET`/`HEAD`, `URLError(.badURL)`,
+    /// - Throws: `MultipartFormDataError/methodNotAllowed(_:)` for `GET`/`HEAD`, `URLError(.badURL)`,
     ///   or what `construct` throws.
     public func multipartFormRequest(
         method: String,
@@ -37,7 +40,7 @@ extension HTTPRequestSerializer {
 
     /// Writes the body of `streamedRequest` to `fileURL` and returns the request without a body, for an
     /// upload-from-file task. The copy runs off the cooperative pool.
-    /// - Throws: ``MultipartFormDataError/cannotWriteFile(_:errno:created:)`` or the body's read errors.
+    /// - Throws: `MultipartFormDataError/cannotWriteFile(_:errno:created:)` or the body's read errors.
     public func request(withMultipartFormRequest streamedRequest: StreamedRequest,
                         writingStreamContentsToFile fileURL: URL) async throws -> URLRequest {
         try await MultipartFormRequestBuilder().request(withMultipartFormRequest: streamedRequest,

@@ -10,8 +10,8 @@ import FoundationNetworking
 
 extension ImageDownloader {
     /// The shared downloader (AFImageDownloader's `defaultInstance`): a session on
-    /// ``ImageDownloader/defaultURLSessionConfiguration()`` decoding with ``ImageResponseSerializer``,
-    /// FIFO, 4 concurrent downloads, an ``AutoPurgingImageCache`` with AFNetworking's capacities,
+    /// `ImageDownloader/defaultURLSessionConfiguration()` decoding with `ImageResponseSerializer`,
+    /// FIFO, 4 concurrent downloads, an `AutoPurgingImageCache` with AFNetworking's capacities,
     /// handlers on the main queue. To have image views use it: `ImageDisplayingDownloader.shared = .default`.
     public static let `default` = ImageDownloader(
         sessionManager: URLSessionManager(sessionConfiguration: ImageDownloader.defaultURLSessionConfiguration(),

@@ -15,9 +15,9 @@ import FoundationNetworking
 
 extension URLSessionManager {
     /// Creates a manager with AFNetworking's defaults on a session with `configuration` (nil: the default
-    /// configuration): ``JSONResponseSerializer`` decodes responses, ``SecurityPolicy/default`` decides
-    /// server trust inside each TLS handshake, and ``reachabilityManager`` is
-    /// ``NetworkReachabilityManager/shared`` (not started, as AFNetworking).
+    /// configuration): `JSONResponseSerializer` decodes responses, `SecurityPolicy/default` decides
+    /// server trust inside each TLS handshake, and `reachabilityManager` is
+    /// `NetworkReachabilityManager/shared` (not started, as AFNetworking).
     public convenience init(sessionConfiguration configuration: URLSessionConfiguration? = nil) {
         self.init(sessionConfiguration: configuration, responseSerializer: SessionManagerDefaults.responseSerializer())
         reachabilityManager = NetworkReachabilityManager.shared
@@ -27,9 +27,9 @@ extension URLSessionManager {
 }
 
 extension HTTPSessionManager {
-    /// Creates a manager for `baseURL` with AFNetworking's defaults: ``HTTPRequestSerializer``,
-    /// ``JSONResponseSerializer``, ``MultipartFormRequestBuilder`` for multipart POSTs,
-    /// ``SecurityPolicy/default`` and ``NetworkReachabilityManager/shared`` as the reachability monitor
+    /// Creates a manager for `baseURL` with AFNetworking's defaults: `HTTPRequestSerializer`,
+    /// `JSONResponseSerializer`, `MultipartFormRequestBuilder` for multipart POSTs,
+    /// `SecurityPolicy/default` and `NetworkReachabilityManager/shared` as the reachability monitor
     /// (not started).
     public convenience init(baseURL: URL? = nil, sessionConfiguration configuration: URLSessionConfiguration? = nil) {
         self.init(baseURL: baseURL, sessionConfiguration: configuration, requestSerializer: HTTPRequestSerializer(),

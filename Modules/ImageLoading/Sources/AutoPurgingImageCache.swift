@@ -44,8 +44,11 @@ public final class AutoPurgingImageCache: ImageRequestCaching {
     private let shouldCacheDecision: (@Sendable (Image, URLRequest, String?) -> Bool)?
 
     /// Creates a cache. Defaults: 100 MB capacity, 60 MB after a purge, every image cached.
-    /// - Parameter shouldCacheImage: decides ``shouldCache(_:for:withAdditionalIdentifier:)``
-    ///   (AFNetworking's subclass hook); `nil` caches everything.
+    /// - Parameters:
+    ///   - memoryCapacity: the bytes of decoded images the cache may hold.
+    ///   - preferredMemoryUsageAfterPurge: the bytes left after a purge.
+    ///   - shouldCacheImage: decides ``shouldCache(_:for:withAdditionalIdentifier:)``
+    ///     (AFNetworking's subclass hook); `nil` caches everything.
     /// - Precondition: `preferredMemoryUsageAfterPurge <= memoryCapacity`.
     public init(memoryCapacity: UInt64 = 100 * 1024 * 1024, preferredMemoryUsageAfterPurge: UInt64 = 60 * 1024 * 1024,
                 shouldCacheImage: (@Sendable (Image, URLRequest, String?) -> Bool)? = nil) {

@@ -38,7 +38,9 @@ public final class DiskImageCache: Sendable {
     private let index: Protected<Index>
 
     /// Opens (or creates) the cache in `directory` and rebuilds its index from the files there.
-    /// - Parameter byteLimit: default 100 MB.
+    /// - Parameters:
+    ///   - directory: the folder the cache owns (created when missing).
+    ///   - byteLimit: default 100 MB.
     /// - Throws: the file system's error when the directory cannot be created or listed.
     public init(directory: URL, byteLimit: Int = 100 * 1024 * 1024) throws {
         self.directory = directory

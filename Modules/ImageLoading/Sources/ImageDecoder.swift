@@ -10,6 +10,7 @@ import Foundation
 public enum ImageDecoder {
     /// Decodes `data`, recognising the format by its signature.
     /// - Parameters:
+    ///   - data: the encoded image.
     ///   - scale: the image's pixels per point (default 1).
     ///   - options: pixel limit and optional downsampling target.
     /// - Throws: ``ImageDecodingError``: `.empty`, `.unsupportedFormat`, `.truncated`, `.corrupt`,

@@ -22,7 +22,7 @@ import FoundationNetworking
 /// - Beyond AFNetworking: an optional ``DiskImageCache`` answers after the memory cache (off the
 ///   caller's thread, `nil` receipt and response) and keeps downloaded bodies across restarts.
 ///
-/// Requests run only through the injected ``DataTaskProviding`` (AFCore's session manager, wired by
+/// Requests run only through the injected `DataTaskProviding` (AFCore's session manager, wired by
 /// the umbrella module, or any adopter).
 ///
 /// Threading: every method is safe from any thread. Handlers run on ``callbackQueue`` (the main
@@ -119,7 +119,11 @@ public final class ImageDownloader: Sendable {
     }()
 
     /// Downloads the image for `request`, or answers from the cache.
-    /// - Parameter receiptID: the identifier of the returned receipt (default a new UUID).
+    /// - Parameters:
+    ///   - request: the image's request (its URL is the cache key).
+    ///   - receiptID: the identifier of the returned receipt (default a new UUID).
+    ///   - success: runs with the request, the response (nil from the cache) and the image.
+    ///   - failure: runs with the request, the response if any, and the error.
     /// - Returns: the receipt for this handler, or `nil` when the cache answered or the request has
     ///   no URL (the handler still runs).
     @discardableResult

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Validates an image response and decodes its body to an ``Image`` (AFImageResponseSerializer).
 ///
-/// Validation is AFNetworking's shared rule (``HTTPResponseValidation``) with the image content
+/// Validation is AFNetworking's shared rule (`HTTPResponseValidation`) with the image content
 /// types. A valid response with an empty body gives neither image nor error, as in AFNetworking; a
 /// body that does not decode gives an ``ImageDecodingError`` (AFNetworking returned a nil image).
 ///
@@ -91,7 +91,7 @@ public struct ImageResponseSerializer: ResponseSerializing, Hashable, Codable {
 }
 
 extension ImageResponseSerializer: ArchivableResponseSerializer {
-    /// `"image"` in archives (``ResponseSerializerArchive``; registered when an image serializer is created).
+    /// `"image"` in archives (`ResponseSerializerArchive`; registered when an image serializer is created).
     public static var archiveName: String { "image" }
 
     /// Allows this type in archives once per process.

@@ -12,10 +12,10 @@ import Glibc
 /// (IPv4 or IPv6), like AFNetworking's zero address; ``init(domain:)`` resolves the name at every
 /// evaluation; the `init(address:)` initializers watch one address.
 ///
-/// The status is ``NetworkReachabilityStatus/unknown`` until ``startMonitoring()``, which delivers the
+/// The status is `NetworkReachabilityStatus/unknown` until ``startMonitoring()``, which delivers the
 /// current status promptly and then each change, once per change: first to the status-change block,
-/// then as ``Foundation/Notification/Name/networkingReachabilityDidChange`` (object: the manager,
-/// userInfo[``NetworkingReachabilityNotificationStatusItem``]: the status raw value). Changes are
+/// then as `Foundation/Notification/Name/networkingReachabilityDidChange` (object: the manager,
+/// userInfo[`NetworkingReachabilityNotificationStatusItem`]: the status raw value). Changes are
 /// detected from netlink link/address/route events on a dedicated thread that sleeps in poll(2) while
 /// nothing happens; a burst of events is coalesced into one evaluation.
 ///
@@ -48,7 +48,7 @@ public final class NetworkReachabilityManager: NetworkReachabilityMonitoring {
 
     /// A manager for a host name. The name is resolved (getaddrinfo: /etc/hosts, then DNS) at the start
     /// and again at every network change; it is reachable when any of its addresses is. A name that does
-    /// not resolve is ``NetworkReachabilityStatus/notReachable``.
+    /// not resolve is `NetworkReachabilityStatus/notReachable`.
     public convenience init(domain: String) {
         self.init(target: .domain(domain))
     }
@@ -79,7 +79,7 @@ public final class NetworkReachabilityManager: NetworkReachabilityMonitoring {
         state.withLock { $0.monitor }?.stop()
     }
 
-    /// The current status; ``NetworkReachabilityStatus/unknown`` until monitoring has evaluated once.
+    /// The current status; `NetworkReachabilityStatus/unknown` until monitoring has evaluated once.
     /// Updated on the monitor thread just before the change is queued for delivery.
     public var networkReachabilityStatus: NetworkReachabilityStatus {
         state.withLock { $0.status }

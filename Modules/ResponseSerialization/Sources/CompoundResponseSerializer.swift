@@ -8,10 +8,10 @@ import FoundationNetworking
 ///
 /// The first component that returns an object wins, with that component's error (a JSON body of a 404
 /// comes back with the status error). When none produces an object, the result is the base validation (2xx, any content type)
-/// with the raw data, as ``HTTPResponseSerializer`` returns it.
+/// with the raw data, as `HTTPResponseSerializer` returns it.
 ///
-/// Archivable (`Codable`) when every component is an ``ArchivableResponseSerializer``, as every shipped
-/// serializer is, the image serializer of AFImageLoading included (see ``ResponseSerializerArchive``).
+/// Archivable (`Codable`) when every component is an `ArchivableResponseSerializer`, as every shipped
+/// serializer is, the image serializer of AFImageLoading included (see `ResponseSerializerArchive`).
 ///
 /// Threading: a value type over Sendable components; safe to share and to call from many threads.
 public struct CompoundResponseSerializer: ResponseValidating {
@@ -35,7 +35,7 @@ public struct CompoundResponseSerializer: ResponseValidating {
 }
 
 extension CompoundResponseSerializer: ArchivableResponseSerializer {
-    /// `"compound"` in archives (``ResponseSerializerArchive``).
+    /// `"compound"` in archives (`ResponseSerializerArchive`).
     public static var archiveName: String { "compound" }
 
     /// This module's serializers, allowed in archives before any was encoded in this process.
@@ -52,7 +52,7 @@ extension CompoundResponseSerializer: ArchivableResponseSerializer {
     }
 
     /// Decodes the validation and the components, each of a type registered with
-    /// ``ResponseSerializerArchive`` (this module's are; AFImageLoading registers its own).
+    /// `ResponseSerializerArchive` (this module's are; AFImageLoading registers its own).
     /// - Throws: `DecodingError` for a component whose type is not registered.
     public init(from decoder: any Decoder) throws {
         _ = Self.registerThisModule
@@ -63,7 +63,7 @@ extension CompoundResponseSerializer: ArchivableResponseSerializer {
     }
 
     /// Encodes the validation and the components.
-    /// - Throws: `EncodingError.invalidValue` when a component is not an ``ArchivableResponseSerializer``
+    /// - Throws: `EncodingError.invalidValue` when a component is not an `ArchivableResponseSerializer`
     ///   (every shipped serializer is).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

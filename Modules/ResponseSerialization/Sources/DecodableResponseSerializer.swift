@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// Defaults: status codes 200..<300; the JSON content types. An empty body or a single space returns no
 /// object. As with JSON, a failed status still decodes the body; a `DecodingError` gives a
-/// ``URLResponseSerializationErrorDomain`` error, code -1016, with the `DecodingError` under
+/// `URLResponseSerializationErrorDomain` error, code -1016, with the `DecodingError` under
 /// ``ResponseSerializationParserErrorKey`` and the validation error (if any) as underlying error.
 ///
 /// Threading: safe to share; each call uses a fresh `JSONDecoder` configured by ``makeDecoder``.

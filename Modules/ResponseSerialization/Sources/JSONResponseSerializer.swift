@@ -4,14 +4,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Validates a response and decodes its JSON body into a ``ParameterValue`` (AFJSONResponseSerializer).
+/// Validates a response and decodes its JSON body into a `ParameterValue` (AFJSONResponseSerializer).
 ///
 /// Defaults: status codes 200..<300; content types `application/json`, `text/json`, `text/javascript`;
 /// no reading options; nulls kept.
 /// - An unacceptable content type returns no object (the body is not parsed).
 /// - An empty body or a single space (HEAD, 204, Rails' `head :ok`) returns no object and no parse error.
 /// - A failed status still parses the body: the object comes back together with the validation error.
-/// - A body that is not JSON gives a ``URLResponseSerializationErrorDomain`` error, code -1016, with the
+/// - A body that is not JSON gives a `URLResponseSerializationErrorDomain` error, code -1016, with the
 ///   validation error (if any) as its underlying error and the parser's error (a ``JSONParsingError``
 ///   with line and column) under ``ResponseSerializationParserErrorKey``.
 ///
@@ -19,7 +19,7 @@ import FoundationNetworking
 public struct JSONResponseSerializer: ResponseValidating, Equatable {
     public var validation: HTTPResponseValidation
     /// `JSONSerialization` reading options; `.fragmentsAllowed` accepts a top-level scalar. Default none.
-    /// The container-mutability options have no meaning for ``ParameterValue`` and are ignored.
+    /// The container-mutability options have no meaning for `ParameterValue` and are ignored.
     public var readingOptions: JSONSerialization.ReadingOptions
     /// Whether to remove `null` values from dictionaries (recursively) and `null` elements from arrays.
     /// Default `false`.
@@ -105,6 +105,6 @@ extension ParameterValue {
 }
 
 extension JSONResponseSerializer: ArchivableResponseSerializer {
-    /// `"json"` in archives (``ResponseSerializerArchive``).
+    /// `"json"` in archives (`ResponseSerializerArchive`).
     public static var archiveName: String { "json" }
 }

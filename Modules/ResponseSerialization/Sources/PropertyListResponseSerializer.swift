@@ -4,13 +4,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Validates a response and decodes its property-list body into a ``ParameterValue``
+/// Validates a response and decodes its property-list body into a `ParameterValue`
 /// (AFPropertyListResponseSerializer).
 ///
 /// Defaults: status codes 200..<300; content type `application/x-plist`; format XML; no read options.
 /// No body (a 204) returns no object and no error. `ParameterValue` has no date or data case, so a
 /// `<date>` becomes its ISO 8601 string and `<data>` its Base64 string. A body that is not a property
-/// list gives a ``URLResponseSerializationErrorDomain`` error, code -1016, with the validation error
+/// list gives a `URLResponseSerializationErrorDomain` error, code -1016, with the validation error
 /// (if any) as its underlying error.
 ///
 /// Threading: a value type; safe to share and to call from many threads at once.
@@ -86,6 +86,6 @@ extension PropertyListResponseSerializer: Codable {
 }
 
 extension PropertyListResponseSerializer: ArchivableResponseSerializer {
-    /// `"propertyList"` in archives (``ResponseSerializerArchive``).
+    /// `"propertyList"` in archives (`ResponseSerializerArchive`).
     public static var archiveName: String { "propertyList" }
 }

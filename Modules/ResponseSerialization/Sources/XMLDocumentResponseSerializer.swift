@@ -10,7 +10,7 @@ import FoundationNetworking
 /// Defaults: status codes 200..<300; content types `application/xml`, `text/xml`; safe
 /// ``XMLParsingOptions``. An unacceptable content type returns no document; a failed status still parses
 /// (the document travels with the validation error). A body that does not parse (including an empty one)
-/// gives a ``URLResponseSerializationErrorDomain`` error, code -1016, whose
+/// gives a `URLResponseSerializationErrorDomain` error, code -1016, whose
 /// ``ResponseSerializationParserErrorKey`` holds the ``XMLParsingError`` (line and column) and whose
 /// underlying error is the validation error, if any.
 ///
@@ -41,6 +41,6 @@ public struct XMLDocumentResponseSerializer: ResponseValidating, Hashable, Codab
 }
 
 extension XMLDocumentResponseSerializer: ArchivableResponseSerializer {
-    /// `"xmlDocument"` in archives (``ResponseSerializerArchive``).
+    /// `"xmlDocument"` in archives (`ResponseSerializerArchive`).
     public static var archiveName: String { "xmlDocument" }
 }

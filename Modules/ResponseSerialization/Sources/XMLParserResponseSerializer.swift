@@ -35,6 +35,6 @@ public struct XMLParserResponseSerializer: ResponseValidating, Hashable, Codable
 }
 
 extension XMLParserResponseSerializer: ArchivableResponseSerializer {
-    /// `"xmlParser"` in archives (``ResponseSerializerArchive``).
+    /// `"xmlParser"` in archives (`ResponseSerializerArchive`).
     public static var archiveName: String { "xmlParser" }
 }

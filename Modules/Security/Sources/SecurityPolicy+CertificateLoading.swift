@@ -5,7 +5,7 @@ extension SecurityPolicy {
     /// certificate or CA bundle, low enough that hostile input cannot exhaust memory.
     public static let maximumCertificateFileSize = 4 * 1024 * 1024
 
-    /// File name extensions ``certificates(in:recursive:)`` loads, compared case-insensitively.
+    /// File name extensions `certificates(in:recursive:)` loads, compared case-insensitively.
     public static let certificateFileExtensions: Set<String> = ["cer", "der", "pem", "crt"]
 
     /// Validates DER data as exactly one X.509 certificate and returns it unchanged.
@@ -120,7 +120,7 @@ extension SecurityPolicy {
     }
 
     /// Loads the certificates of a bundle's resource folder (AF's `certificatesInBundle:`): every
-    /// `.cer`, `.der`, `.pem` and `.crt` file, as ``certificates(in:recursive:)`` does.
+    /// `.cer`, `.der`, `.pem` and `.crt` file, as `certificates(in:recursive:)` does.
     ///
     /// - Throws: ``CertificateLoadingError/unreadable(path:detail:)`` when the bundle has no resource
     ///   folder, or the first bad file's error.

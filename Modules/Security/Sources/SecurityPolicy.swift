@@ -56,7 +56,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, Hashable, Codable {
 
     /// A policy with a pinning mode and pinned DER certificates (AF's
     /// `policyWithPinningMode:withPinnedCertificates:`). Unlike AF there is no implicit search of the
-    /// app bundle for certificates: load them with ``certificates(in:recursive:)``.
+    /// app bundle for certificates: load them with `certificates(in:recursive:)`.
     public init(pinningMode: SSLPinningMode, pinnedCertificates: Set<Data> = []) {
         self.pinningMode = pinningMode
         self.pinnedCertificates = pinnedCertificates
@@ -99,7 +99,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, Hashable, Codable {
     /// 6. `.publicKey`: a certificate of the chain must have a pinned public key.
     /// Then, beyond AF, the matching unexpired ``publicKeyPinSets`` must each be satisfied.
     ///
-    /// - Throws: ``ServerTrustEvaluationError`` whose reason is `.emptyChain`,
+    /// - Throws: `ServerTrustEvaluationError` whose reason is `.emptyChain`,
     ///   `.malformedCertificate`, `.untrustedChain`, `.expired`, `.hostMismatch`, `.noPinMatched`
     ///   or `.invalidPolicy`.
     public func validate(_ serverTrust: ServerTrust, forDomain domain: String?) throws {

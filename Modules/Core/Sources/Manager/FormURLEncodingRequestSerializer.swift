@@ -5,8 +5,8 @@ import FoundationNetworking
 import AFProtocols
 
 /// A minimal request serializer for using ``HTTPSessionManager`` with AFCore alone: AFNetworking's
-/// `AFHTTPRequestSerializer` rules from AFProtocols (``AFProtocols/queryString(from:)`` and
-/// ``AFProtocols/FormURLEncoding``), so parameters become the same query string in the URL for GET, HEAD
+/// `AFHTTPRequestSerializer` rules from AFProtocols (`AFProtocols/queryString(from:)` and
+/// `AFProtocols/FormURLEncoding`), so parameters become the same query string in the URL for GET, HEAD
 /// and DELETE, or the same `application/x-www-form-urlencoded` body in ``stringEncoding`` otherwise.
 ///
 /// It has no default headers of its own, no custom query serialization and no per-request settings: the

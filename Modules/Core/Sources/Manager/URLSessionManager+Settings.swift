@@ -15,7 +15,7 @@ extension URLSessionManager {
     ///
     /// Threading: a value; the manager keeps it behind its lock.
     public struct Settings: Sendable {
-        /// Validates and decodes responses of data and upload tasks. Default ``HTTPResponseSerializer``
+        /// Validates and decodes responses of data and upload tasks. Default `HTTPResponseSerializer`
         /// (the manager's initializer sets the one it is given).
         public var responseSerializer: any ResponseSerializing = HTTPResponseSerializer()
         /// A reachability monitor the app can consult (not started by the manager). Default nil here; the

@@ -82,8 +82,8 @@ extension URLSessionManager {
 
     /// Creates a suspended download task. The body goes to a temporary file; on success `destination`
     /// (given the temporary URL and the response) says where to move it, and `completionHandler` gets the
-    /// destination URL. A failed move posts ``Foundation/Notification/Name/urlSessionDownloadTaskDidFailToMoveFile``
-    /// and the handler gets the move error; a successful one posts ``Foundation/Notification/Name/urlSessionDownloadTaskDidMoveFileSuccessfully``.
+    /// destination URL. A failed move posts `Foundation/Notification/Name/urlSessionDownloadTaskDidFailToMoveFile`
+    /// and the handler gets the move error; a successful one posts `Foundation/Notification/Name/urlSessionDownloadTaskDidMoveFileSuccessfully`.
     public func downloadTask(with request: URLRequest,
                              progress: (@Sendable (Progress) -> Void)? = nil,
                              destination: (@Sendable (URL, URLResponse) -> URL)?,

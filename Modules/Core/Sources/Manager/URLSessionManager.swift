@@ -48,7 +48,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
                                         attributes: .concurrent)
 
     /// Creates a manager whose session uses `configuration` (nil: `URLSessionConfiguration.default`) and
-    /// decodes with `responseSerializer` (``HTTPResponseSerializer`` gives AFHTTPResponseSerializer's
+    /// decodes with `responseSerializer` (`HTTPResponseSerializer` gives AFHTTPResponseSerializer's
     /// behaviour). The configuration is copied: later changes to the object do not affect the session.
     ///
     /// The umbrella module `AFNetworking` adds `init(sessionConfiguration:)` with AFNetworking's defaults
@@ -236,7 +236,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// Invalidates the session: with `cancelingTasks`, running tasks are cancelled (-999); otherwise they
     /// finish first. Then ``SessionManagerHooks/sessionDidBecomeInvalid`` runs and
-    /// ``Foundation/Notification/Name/urlSessionDidInvalidate`` is posted (object: the manager). Tasks created
+    /// `Foundation/Notification/Name/urlSessionDidInvalidate` is posted (object: the manager). Tasks created
     /// afterwards fail with -999 unless `resetSession` is true, which gives the manager a new session at once.
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
         let old: SessionEngine? = registry.withLock { registry in

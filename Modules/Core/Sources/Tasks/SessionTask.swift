@@ -104,7 +104,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     // MARK: Control
 
-    /// Starts the transfer, or continues a suspended one. Posts ``Foundation/Notification/Name/networkingTaskDidResume``
+    /// Starts the transfer, or continues a suspended one. Posts `Foundation/Notification/Name/networkingTaskDidResume`
     /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed
     /// (a data task that became a download task resumes the download task).
     public func resume() {
@@ -145,7 +145,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     }
 
     /// Pauses a running transfer: libcurl stops reading and writing the connection until ``resume()``.
-    /// Posts ``Foundation/Notification/Name/networkingTaskDidSuspend`` when the state really changed.
+    /// Posts `Foundation/Notification/Name/networkingTaskDidSuspend` when the state really changed.
     /// A data task that became a download task suspends the download task.
     public func suspend() {
         if let successor = storage.withLock({ $0.successor }) {
