@@ -150,6 +150,19 @@ import Testing
         #expect(value == ["t": true, "f": false, "one": 1, "zero": 0, "half": 0.5, "big": 12345678901234, "n": nil, "a": ["s"]])
     }
 
+    @Test func foundationObjectGivesCodeThatNeedsAnyItsDictionariesAndArrays() throws {
+        // The migration guide's bridge: AFNetworking code that casts JSON to NSDictionary/[String: Any].
+        let value: ParameterValue = ["user": ["id": 7, "tags": ["a", "b"], "admin": false, "bio": nil]]
+        let object = value.foundationObject
+        #expect((object as? ParameterValue) == nil)
+        let dictionary = try #require(object as? NSDictionary)
+        let user = try #require(dictionary["user"] as? [String: Any])
+        #expect(user["id"] as? Int == 7)
+        #expect(user["tags"] as? NSArray == ["a", "b"] as NSArray)
+        #expect(user["admin"] as? Bool == false)
+        #expect(user["bio"] is NSNull)
+    }
+
     @Test func foundationObjectRoundTripsThroughJSONSerialization() throws {
         let value: ParameterValue = ["k": [1, 2.5, "s", true, nil]]
         let data = try JSONSerialization.data(withJSONObject: value.foundationObject)
