@@ -88,10 +88,6 @@ package enum CurlErrorMapping {
     }
 }
 
-/// userInfo key of a -1202 error holding the rejected `AFProtocols/ServerTrust` (the Linux stand-in for
-/// `NSURLErrorFailingURLPeerTrustErrorKey`, whose string it uses).
-public let peerTrustErrorKey = "NSURLErrorFailingURLPeerTrustErrorKey"
-
 /// `NSURLErrorFailingURLStringErrorKey`'s string (the constant itself is deprecated in Foundation, but
 /// SPEC section 4 asks for the key).
 let failingURLStringErrorKey = "NSErrorFailingURLStringKey"
