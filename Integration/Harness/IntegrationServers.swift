@@ -21,6 +21,8 @@ public struct IntegrationServers: Sendable {
     public let nginx: NginxServer
     /// The fault server, reachable directly as well as through nginx.
     public let faultServer: FaultServer
+    /// tinyproxy (HTTP and CONNECT) and microsocks (SOCKS5), both requiring credentials.
+    public let proxies: ProxyServers
     /// The CA, intermediate and leaf certificates with their keys.
     public let certificates: TestCertificates
     /// The files nginx serves, with their local copies.
@@ -63,12 +65,13 @@ public struct IntegrationServers: Sendable {
             async let certificates = TestCertificates.generate(locations: locations)
             async let files = ServedFiles.prepare(locations: locations)
             async let httpbin = HTTPBinServer.start(locations: locations)
+            async let proxies = ProxyServers.start(locations: locations)
             let faultServer = try await FaultServer.start(locations: locations)
             let nginx = try await NginxServer.start(
                 locations: locations, faultPort: faultServer.port,
                 certificates: try await certificates, files: try await files)
             let servers = IntegrationServers(
-                httpbin: try await httpbin, nginx: nginx, faultServer: faultServer,
+                httpbin: try await httpbin, nginx: nginx, faultServer: faultServer, proxies: try await proxies,
                 certificates: try await certificates, files: try await files,
                 runDirectory: locations.runDirectory, startupDuration: ContinuousClock.now - began,
                 logsDirectory: locations.logsDirectory)

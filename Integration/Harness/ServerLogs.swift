@@ -9,6 +9,10 @@ public enum HarnessServer: String, Sendable, CaseIterable {
     case nginx
     /// The Python fault server (stall, drop, upload sink), also reached through nginx.
     case faultServer
+    /// tinyproxy: an HTTP forward proxy (CONNECT for https) that requires credentials.
+    case tinyproxy
+    /// microsocks: a SOCKS5 proxy that requires a user name and password.
+    case microsocks
 
     /// The log files of this server inside the run folder's `logs/` directory. The first one receives
     /// the server's stdout and stderr (and the guard's messages); nginx's access log is the second.
@@ -17,6 +21,8 @@ public enum HarnessServer: String, Sendable, CaseIterable {
         case .httpbin: return ["httpbin.log"]
         case .nginx: return ["nginx.log", "nginx-access.log"]
         case .faultServer: return ["fault-server.log"]
+        case .tinyproxy: return ["tinyproxy.log"]
+        case .microsocks: return ["microsocks.log"]
         }
     }
 }

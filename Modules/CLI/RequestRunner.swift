@@ -60,6 +60,8 @@ struct RequestRunner {
 
     private func makeManager(host: String?, completionQueue: DispatchQueue) throws -> URLSessionManager {
         let configuration = URLSessionConfiguration.default
+        // As curl does: http_proxy, https_proxy, all_proxy and no_proxy from the environment.
+        configuration.connectionProxyDictionary = [URLSessionConfiguration.environmentProxiesKey: true]
         if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
         // Any status comes back as data: af prints error bodies too and exits with its own code.
         let serializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))

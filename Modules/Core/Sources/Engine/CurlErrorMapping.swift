@@ -13,7 +13,8 @@ package enum CurlErrorMapping {
         case CURLE_UNSUPPORTED_PROTOCOL: return .unsupportedURL
         case CURLE_URL_MALFORMAT: return .badURL
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
-        case CURLE_COULDNT_CONNECT: return .cannotConnectToHost
+        // A proxy handshake that failed (a SOCKS5 refusal or wrong credentials) is a connection that failed.
+        case CURLE_COULDNT_CONNECT, CURLE_PROXY: return .cannotConnectToHost
         case CURLE_OPERATION_TIMEDOUT: return .timedOut
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2,
              CURLE_HTTP2_STREAM:

@@ -14,7 +14,7 @@ struct EngineSettings: Sendable {
     var maximumConnectionsPerHost: Int
     var cookies: CookiePolicy
     var credentialStorage: URLCredentialStorage?
-    var proxy: String?
+    var proxies: ProxySettings
     /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
@@ -38,23 +38,7 @@ struct EngineSettings: Sendable {
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         cookies = CookiePolicy(configuration: configuration)
         credentialStorage = configuration.urlCredentialStorage
-        proxy = Self.proxyURL(from: configuration.connectionProxyDictionary)
-    }
-
-    /// `http://host:port` from CFNetwork's proxy keys (HTTPEnable/HTTPProxy/HTTPPort, or the HTTPS ones).
-    private static func proxyURL(from dictionary: [AnyHashable: Any]?) -> String? {
-        guard let dictionary else { return nil }
-        func value(_ key: String) -> Any? { dictionary[AnyHashable(key)] }
-        func enabled(_ key: String) -> Bool {
-            if let flag = value(key) as? Bool { return flag }
-            if let number = value(key) as? Int { return number != 0 }
-            return value(key) == nil
-        }
-        for prefix in ["HTTPS", "HTTP"] where enabled("\(prefix)Enable") {
-            guard let host = value("\(prefix)Proxy") as? String, !host.isEmpty else { continue }
-            let port = (value("\(prefix)Port") as? Int) ?? Int((value("\(prefix)Port") as? String) ?? "") ?? 8080
-            return host.contains("://") ? "\(host):\(port)" : "http://\(host):\(port)"
-        }
-        return nil
+        proxies = ProxySettings(dictionary: configuration.connectionProxyDictionary,
+                                environment: ProcessInfo.processInfo.environment)
     }
 }

@@ -26,6 +26,8 @@ struct PlainTransferOptions: Equatable {
     /// The Unix domain socket the transfer connects to (nil: TCP). Part of the reuse key because libcurl
     /// keeps it on the handle: a plain handle never carries a socket into another request.
     var unixSocketPath: String?
+    /// The proxy for the request's scheme and host (nil: direct).
+    var proxy: String?
     /// The HTTP/2 stream weight of the task's priority.
     var streamWeight: Int
     /// libcurl asks for and decodes compressed bodies (the request names no Accept-Encoding of its own).

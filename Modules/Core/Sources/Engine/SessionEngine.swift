@@ -216,7 +216,7 @@ final class SessionEngine: @unchecked Sendable {
             return
         }
         let request = task.currentRequest ?? task.originalRequest
-        guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: settings.proxy) }) else {
+        guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: $0.url.flatMap(settings.proxies.proxy(for:))) }) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)

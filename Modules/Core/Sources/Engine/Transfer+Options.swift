@@ -111,7 +111,11 @@ extension Transfer {
         // No proxy unless the configuration names one: with no proxy option libcurl reads http_proxy,
         // all_proxy and no_proxy from the environment for every transfer (a cost per request, and a
         // route the configuration never asked for).
-        afc_easy_setopt_string(handle, CURLOPT_PROXY, settings.proxy ?? "")
+        afc_easy_setopt_string(handle, CURLOPT_PROXY, options.proxy ?? "")
+        if options.proxy != nil {
+            if let username = settings.proxies.username { afc_easy_setopt_string(handle, CURLOPT_PROXYUSERNAME, username) }
+            if let password = settings.proxies.password { afc_easy_setopt_string(handle, CURLOPT_PROXYPASSWORD, password) }
+        }
 
         try configureMethodAndBody(method: method)
         if isDownload { try openDownloadFile() }
@@ -148,7 +152,8 @@ extension Transfer {
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: connection.maximumRedirects,
-            httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
+            httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath,
+            proxy: socketPath == nil ? request.url.flatMap(settings.proxies.proxy(for:)) : nil, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames))
     }
