@@ -28,7 +28,10 @@ public struct HTTPBinServer: Sendable {
         // line). Without this, gunicorn 25+ opens a control socket in ~/.gunicorn shared by all instances.
         let config = locations.runDirectory.appendingPathComponent("gunicorn.conf.py")
         do {
-            try "control_socket_disable = True\n".write(to: config, atomically: true, encoding: .utf8)
+            // The access log lets tests count the requests that reached the server (the HTTP cache's).
+            let accessLog = locations.logsDirectory.appendingPathComponent("httpbin-access.log").path
+            try "control_socket_disable = True\naccesslog = \"\(accessLog)\"\n"
+                .write(to: config, atomically: true, encoding: .utf8)
         } catch {
             throw .setupFailed(step: "writing \(config.path)", reason: "\(error)")
         }

@@ -50,6 +50,15 @@ public struct IntegrationServers: Sendable {
         LogTail.read(server: server, in: logsDirectory, lines: lines)
     }
 
+    /// How many requests `server`'s access log (httpbin's or nginx's) records on lines that contain
+    /// `marker`: a test gives its URLs a unique query to count the requests that reached the server.
+    public func requestCount(on server: HarnessServer, containing marker: String) -> Int {
+        guard server.logFileNames.count > 1,
+              let data = FileManager.default.contents(atPath: logsDirectory.appendingPathComponent(server.logFileNames[1]).path)
+        else { return 0 }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains(marker) }.count
+    }
+
     /// The log tails of every server, one after the other.
     public func allLogTails(lines: Int = 20) -> String {
         HarnessServer.allCases.map { logTail(of: $0, lines: lines) }.joined(separator: "\n")

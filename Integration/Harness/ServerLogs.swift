@@ -15,10 +15,11 @@ public enum HarnessServer: String, Sendable, CaseIterable {
     case microsocks
 
     /// The log files of this server inside the run folder's `logs/` directory. The first one receives
-    /// the server's stdout and stderr (and the guard's messages); nginx's access log is the second.
+    /// the server's stdout and stderr (and the guard's messages); httpbin's and nginx's access logs are
+    /// the second.
     var logFileNames: [String] {
         switch self {
-        case .httpbin: return ["httpbin.log"]
+        case .httpbin: return ["httpbin.log", "httpbin-access.log"]
         case .nginx: return ["nginx.log", "nginx-access.log"]
         case .faultServer: return ["fault-server.log"]
         case .tinyproxy: return ["tinyproxy.log"]

@@ -31,6 +31,23 @@ import Testing
         #expect(text(result.stdout).contains("\n  \"args\" : {\n"))
     }
 
+    @Test func cacheAnswersTheSecondRunWithoutARequest() async throws {
+        let servers = try await IntegrationServers.shared()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let marker = "m=" + UUID().uuidString
+        let url = servers.httpbin.url("/cache/60?" + marker).absoluteString
+        let first = try await af(["get", url, "--cache", directory.path, "--verbose"])
+        let second = try await af(["get", url, "--cache", directory.path, "--verbose"])
+        #expect(first.exitCode == 0 && second.exitCode == 0)
+        #expect(second.stdout == first.stdout)
+        #expect(!text(first.stderr).contains("< from the cache"))
+        #expect(text(second.stderr).contains("< from the cache: no request was sent\n"))
+        // Without --cache, af caches nothing (as curl).
+        #expect(try await af(["get", url]).exitCode == 0)
+        #expect(servers.requestCount(on: .httpbin, containing: marker) == 2)
+    }
+
     @Test func formAndJSONBodies() async throws {
         let servers = try await IntegrationServers.shared()
         let url = servers.httpbin.url("/post").absoluteString

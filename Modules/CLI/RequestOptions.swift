@@ -41,6 +41,10 @@ struct RequestOptions: ParsableArguments {
     var maxRedirects: Int?
     @Option(name: .long, help: "Basic authentication as user:password.")
     var user: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Keep an HTTP cache in this directory: a fresh response is answered from it, a stale one revalidated.",
+        valueName: "directory"))
+    var cache: String?
     @Flag(name: .shortAndLong, help: "Print the request and timings from the task's metrics on stderr.")
     var verbose = false
 

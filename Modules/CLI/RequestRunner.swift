@@ -58,11 +58,18 @@ struct RequestRunner {
 
     // MARK: Building
 
+    /// The disk capacity of `--cache` (AFNetworking's image downloader's: 150 MB).
+    static let cacheCapacity = 150 * 1024 * 1024
+
     private func makeManager(host: String?, completionQueue: DispatchQueue) throws -> URLSessionManager {
         let configuration = URLSessionConfiguration.default
         // As curl does: http_proxy, https_proxy, all_proxy and no_proxy from the environment.
         configuration.connectionProxyDictionary = [URLSessionConfiguration.environmentProxiesKey: true]
         if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
+        // As curl: no cache unless asked for (then an RFC 9111 cache on disk, kept between runs).
+        configuration.urlCache = options.cache.map {
+            URLCache(memoryCapacity: 0, diskCapacity: Self.cacheCapacity, diskPath: URL(fileURLWithPath: $0).path)
+        }
         // Any status comes back as data: af prints error bodies too and exits with its own code.
         let serializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))
         let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: serializer)
@@ -185,6 +192,10 @@ struct TimingReport {
 
     func print() {
         func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+        if metrics.resourceFetchType == .localCache {
+            FileHandle.standardError.write(Data("< from the cache: no request was sent\n".utf8))
+            return
+        }
         let text = """
             < protocol \(metrics.networkProtocolName ?? "unknown")\(metrics.isReusedConnection ? " (reused connection)" : "")
             < dns \(ms(metrics.domainLookupDuration)), connect \(ms(metrics.connectDuration)), \

@@ -212,6 +212,8 @@ let foundation = "Foundation URLSession"
 func configuration(width: Int) -> URLSessionConfiguration {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = max(width, 6)
+    // No peer caches: every request goes to the server (nginx's files would be fresh by heuristic).
+    configuration.urlCache = nil
     return configuration
 }
 

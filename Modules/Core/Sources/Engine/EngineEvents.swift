@@ -32,6 +32,9 @@ protocol EngineEvents: AnyObject, Sendable {
                   newRequest: URLRequest) -> URLRequest?
     /// The server asked for HTTP authentication.
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
+    /// A response is about to be stored in the session's cache: return it (or another) to store, nil
+    /// not to store it.
+    func transfer(_ task: SessionTask, willCache proposed: CachedURLResponse) -> CachedURLResponse?
     /// Transfers are over, in the order they ended (those of one round of the engine's loop together).
     func transfersDidFinish(_ transfers: [FinishedTransfer])
     /// The engine stopped after invalidation; no event follows.

@@ -15,6 +15,8 @@ struct EngineSettings: Sendable {
     var cookies: CookiePolicy
     var credentialStorage: URLCredentialStorage?
     var proxies: ProxySettings
+    /// The HTTP cache over the configuration's `urlCache` (nil: no cache).
+    var cache: ResponseCache?
     /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
@@ -38,6 +40,9 @@ struct EngineSettings: Sendable {
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         cookies = CookiePolicy(configuration: configuration)
         credentialStorage = configuration.urlCredentialStorage
+        cache = configuration.urlCache.map {
+            ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)
+        }
         proxies = ProxySettings(dictionary: configuration.connectionProxyDictionary,
                                 environment: ProcessInfo.processInfo.environment)
     }

@@ -25,6 +25,17 @@ final class ResponseHead: Sendable {
         self.headerLines = headerLines
     }
 
+    /// A head for a response that did not come from the wire (an answer from the cache).
+    convenience init(response: HTTPURLResponse) {
+        var lines: [UInt8] = []
+        for (name, value) in response.allHeaderFields {
+            lines += Array("\(name): \(value)\n".utf8)
+        }
+        self.init(url: response.url ?? URL(fileURLWithPath: "/"), statusCode: response.statusCode,
+                  httpVersion: "HTTP/1.1", headerLines: lines)
+        built.withLock { $0 = response }
+    }
+
     /// The response (built once).
     var response: HTTPURLResponse? {
         built.withLock { response in

@@ -24,7 +24,10 @@ extension SessionEngine {
            retry(transfer, after: response) {
             return
         }
-        if code == CURLE_OK && !cancelled { transfer.releaseHeldRedirect() }
+        if code == CURLE_OK && !cancelled {
+            transfer.releaseHeldRedirect()
+            transfer.deliverCacheAnswerBody()
+        }
         transfersByTask[ObjectIdentifier(task)] = nil
 
         var outcome = TransferOutcome(metrics: metrics)
@@ -68,6 +71,7 @@ extension SessionEngine {
         } else if outcome.error == nil {
             outcome.data = transfer.body
         }
+        if outcome.error == nil { updateCache(after: transfer, body: outcome.data) }
         transfer.body = Data()
         transfer.releaseResources()
         // Only a handle whose transfer ended normally keeps its configuration for the next one.

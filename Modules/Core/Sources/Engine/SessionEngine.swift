@@ -37,7 +37,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     let multi: UnsafeMutableRawPointer
-    private let settings: EngineSettings
+    let settings: EngineSettings
     private(set) weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
     let trustContext = ServerTrustContext()
@@ -215,6 +215,23 @@ final class SessionEngine: @unchecked Sendable {
             task.updateStorage { $0.state = .completed }
             return
         }
+        if task.isCancelRequested {
+            // Cancelled while the cache looked it up: its cancel command found nothing to cancel.
+            finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
+            return
+        }
+        switch task.updateStorage({ $0.cachePlan }) {
+        case .answer(let stored)?:
+            answerFromCache(task, with: stored)
+            return
+        case .unavailable?:
+            finishWithoutTransfer(task, error: CurlErrorMapping.error(
+                .resourceUnavailable, url: task.originalRequest?.url,
+                description: "The cache policy forbids loading and the cache holds no usable response."))
+            return
+        case .revalidate?, nil:
+            break
+        }
         let request = task.currentRequest ?? task.originalRequest
         guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: $0.url.flatMap(settings.proxies.proxy(for:))) }) else {
             return  // waits for a slot on its host
@@ -259,6 +276,10 @@ final class SessionEngine: @unchecked Sendable {
             transfersByTask[ObjectIdentifier(dataTask)] = nil
             transfersByTask[ObjectIdentifier(transfer.task)] = transfer
             admission.transfer(from: dataTask, to: transfer.task)
+        }
+        if case .revalidate(let stored)? = task.updateStorage({ $0.cachePlan }) {
+            for header in stored.conditionalHeaders { transfer.request.setValue(header.value, forHTTPHeaderField: header.name) }
+            transfer.cacheRevalidation = stored
         }
         transfersByTask[ObjectIdentifier(task)] = transfer
         transfer.userPaused = task.state == .suspended

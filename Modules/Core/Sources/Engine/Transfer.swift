@@ -74,6 +74,11 @@ final class Transfer {
     let confinement: ThreadConfinement
     /// A lean streamed body's consumer side: chunks go there, not into `body`.
     let bodyStream: LeanBodyStream?
+    /// The stored response this transfer asks the server about (a conditional request); cleared once
+    /// the answer's head arrived.
+    var cacheRevalidation: StoredResponse?
+    /// The stored response, freshened by the server's 304, that answers the task instead of the 304.
+    private(set) var cacheAnswer: StoredResponse?
     /// A manually followed redirect chain hit the limit.
     var tooManyRedirects = false
     let startDate = Date()
@@ -151,7 +156,23 @@ final class Transfer {
         }
     }
 
+    /// Hands the cache's answer to a 304 on as if its body had arrived (before the transfer completes).
+    func deliverCacheAnswerBody() {
+        guard let answer = cacheAnswer, !answer.data.isEmpty else { return }
+        let count = Int64(answer.data.count)
+        if isDownload {
+            _ = answer.data.withUnsafeBytes { downloadSink.write($0) }
+        } else {
+            if machine.configuration.keepsBody { body = answer.data }
+            if wantsReceivedData { events.transfer(task, didReceive: answer.data) }
+        }
+        guard !isLean else { return }
+        task.updateStorage { $0.countOfBytesReceived = count }
+        events.transferDidUpdateProgress(task, bytesSentDelta: 0, bytesWrittenDelta: count)
+    }
+
     func resetResponse() {
+        cacheAnswer = nil
         holdsRedirect = false
         heldRedirectBody = Data()
         body.removeAll(keepingCapacity: false)
@@ -209,10 +230,22 @@ final class Transfer {
         }
         if final.restartsFile { downloadSink.truncate(to: 0) }
         if let capacity = final.reservedCapacity { body.reserveCapacity(capacity) }
-        let head = machine.finalHead
+        var head = machine.finalHead
+        var expectedLength = final.expectedLength
+        if let revalidation = cacheRevalidation {
+            cacheRevalidation = nil
+            if machine.statusCode == 304, let notModified = head?.response,
+               notModified.value(forHTTPHeaderField: "ETag").map({ $0 == revalidation.entityTag }) ?? true {
+                // Still good: the stored response, brought up to date, is the answer (RFC 9111 §4.3.4).
+                let freshened = revalidation.freshened(by: notModified, requestTime: startDate, responseTime: Date())
+                cacheAnswer = freshened
+                head = ResponseHead(response: freshened.response)
+                expectedLength = Int64(freshened.data.count)
+            }
+        }
         task.updateStorage { state in
             state.responseHead = head
-            state.countOfBytesExpectedToReceive = final.expectedLength
+            state.countOfBytesExpectedToReceive = expectedLength
             state.countOfBytesReceived = final.alreadyReceived
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
@@ -232,7 +265,7 @@ final class Transfer {
 
     /// Hands the final response to the session's response hook and applies its decision.
     private func deliverResponse() -> Bool {
-        switch events.transferDidReceiveResponse(task, statusCode: machine.statusCode) {
+        switch events.transferDidReceiveResponse(task, statusCode: cacheAnswer?.response.statusCode ?? machine.statusCode) {
         case .allow: return true
         case .cancel: return false
         case .becomeDownload(let download): return become(download)

@@ -70,8 +70,9 @@ public struct SessionManagerHooks: Sendable {
     public var dataTaskDidBecomeDownloadTask: (@Sendable (SessionDataTask, SessionDownloadTask) -> Void)?
     /// A chunk of a data task's body arrived. Engine thread.
     public var dataTaskDidReceiveData: (@Sendable (SessionDataTask, Data) -> Void)?
-    /// A successful data task's response may be stored in the configuration's `urlCache`: return the
-    /// response to store (possibly changed) or nil to store nothing. Engine thread.
+    /// A data task's response is about to be stored in the configuration's `urlCache` (RFC 9111 allows
+    /// it: a GET, no `no-store`; a 304 that freshened a stored response stores the updated one): return
+    /// the response to store (possibly changed) or nil to store nothing. Engine thread.
     public var dataTaskWillCacheResponse: (@Sendable (SessionDataTask, CachedURLResponse) -> CachedURLResponse?)?
     /// A download finished into its temporary file: return where to move it, or nil to let the task's own
     /// destination closure decide. Engine thread.

@@ -15,6 +15,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             return
         }
         delegate.engine = engine
+        responseCache?.prepare(task)
         if !engine.start(task) {
             completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
         }
@@ -141,6 +142,12 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
     }
 
+    func transfer(_ task: SessionTask, willCache proposed: CachedURLResponse) -> CachedURLResponse? {
+        guard task.leanDelivery == nil, let dataTask = task as? SessionDataTask,
+              let hook = currentHooks.value.dataTaskWillCacheResponse else { return proposed }
+        return hook(dataTask, proposed)
+    }
+
     func transfersDidFinish(_ transfers: [FinishedTransfer]) {
         var transfers = transfers
         if transfers.contains(where: { $0.task.leanDelivery != nil }) {
@@ -197,13 +204,6 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         if error != nil, outcome.error == nil { task.updateStorage { $0.error = error } }
 
         if let metrics = outcome.metrics { hooks.taskDidFinishCollectingMetrics?(task, metrics) }
-        if let dataTask = task as? SessionDataTask, error == nil, let hook = hooks.dataTaskWillCacheResponse,
-           let cache = sessionConfiguration.urlCache, let response = task.response,
-           let request = task.originalRequest, let data = outcome.data {
-            if let cached = hook(dataTask, CachedURLResponse(response: response, data: data)) {
-                cache.storeCachedResponse(cached, for: request)
-            }
-        }
         hooks.taskDidComplete?(task, error)
         let completion = delegate?.completion
         var serializer = defaults.serializer
@@ -226,6 +226,8 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func engineDidInvalidate() {
+        // Responses still waiting to be written reach the cache before the session says it is invalid.
+        responseCache?.waitForWrites()
         currentHooks.value.sessionDidBecomeInvalid?(self, nil)
         NotificationCenter.default.post(name: .urlSessionDidInvalidate, object: self)
         if currentEngine == nil { finishEventStreams() }

@@ -93,6 +93,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         try state.withLock { try body(&$0.settings) }
     }
 
+    /// The session's HTTP cache (nil when the configuration has no `urlCache`).
+    var responseCache: ResponseCache? { configurationTemplate.cache }
+
     /// What the engine reads for each transfer, in one lock acquisition.
     var connectionSettings: ConnectionSettings {
         state.withLock { state in

@@ -238,6 +238,8 @@ struct TaskStorage: Sendable {
     var transferLimits: TransferLimits?
     var unusableError: URLError?
     var cancellationError: URLError?
+    /// What the session's cache decided before the task started (nil: load as usual).
+    var cachePlan: CachePlan?
     /// The download task a data task became (its transfer continues there).
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).

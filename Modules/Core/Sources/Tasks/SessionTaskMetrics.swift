@@ -28,12 +28,22 @@ public struct SessionTaskMetrics: Sendable, Hashable {
     public var countOfRequestBodyBytesSent: Int64
     /// Response header and body bytes received.
     public var countOfResponseBytesReceived: Int64
+    /// Where the response came from: the network, or the session's cache without touching the network.
+    public var resourceFetchType: ResourceFetchType
 
-    /// Creates metrics.
+    /// Where a task's response came from (`URLSessionTaskMetrics.ResourceFetchType`'s cases that apply).
+    public enum ResourceFetchType: Sendable, Hashable {
+        /// Loaded from the network (a cached response revalidated with a 304 included).
+        case networkLoad
+        /// Answered from the session's `URLCache`; no request was sent.
+        case localCache
+    }
+
+    /// Creates metrics (`resourceFetchType` defaults to `.networkLoad`).
     public init(taskInterval: DateInterval, redirectCount: Int, domainLookupDuration: Double, connectDuration: Double,
                 secureConnectionDuration: Double, timeToFirstByte: Double, totalDuration: Double,
                 networkProtocolName: String?, isReusedConnection: Bool, countOfRequestBodyBytesSent: Int64,
-                countOfResponseBytesReceived: Int64) {
+                countOfResponseBytesReceived: Int64, resourceFetchType: ResourceFetchType = .networkLoad) {
         self.taskInterval = taskInterval
         self.redirectCount = redirectCount
         self.domainLookupDuration = domainLookupDuration
@@ -45,5 +55,6 @@ public struct SessionTaskMetrics: Sendable, Hashable {
         self.isReusedConnection = isReusedConnection
         self.countOfRequestBodyBytesSent = countOfRequestBodyBytesSent
         self.countOfResponseBytesReceived = countOfResponseBytesReceived
+        self.resourceFetchType = resourceFetchType
     }
 }

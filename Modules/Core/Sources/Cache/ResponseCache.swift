@@ -1,0 +1,172 @@
+import AFProtocols
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the cache decided for a task before it started (kept in the task for the engine).
+enum CachePlan: Sendable {
+    /// Answer from the cache; the network is not touched.
+    case answer(StoredResponse)
+    /// Send the request with the stored response's validators; a 304 is answered from the cache.
+    case revalidate(StoredResponse)
+    /// Fail with -1008: the policy forbids loading and nothing usable is stored.
+    case unavailable
+}
+
+/// A session's HTTP cache: RFC 9111 (``CacheRules``) over the configuration's `URLCache`, under its
+/// `requestCachePolicy` and each request's `cachePolicy`.
+///
+/// Which tasks it serves: data tasks (the managers' and the lean path's `data(for:)`) whose request is a
+/// GET without `Range` or conditional headers of its own (a request that manages its own validators
+/// talks to the server). Streamed bodies, downloads and uploads always load, as their bodies are not
+/// held in memory. Unsafe methods that succeed remove what is stored for their URL (§4.4).
+///
+/// Threading: lookups run on the thread that resumes a task, before the engine sees it, because
+/// Foundation's `URLCache` on Linux reads its disk directory on every lookup (30 µs for a miss, ms with
+/// many entries) and writes in tens of ms. Writes go to a serial queue so neither the engine nor the
+/// caller waits for them; a response waiting to be written already answers lookups, so a request
+/// made after a completion sees what it stored. At most ``maximumPendingWrites`` responses wait: past
+/// that, a response is not stored (memory stays bounded when the disk is slower than the network).
+/// Invalidating the session waits for the writes before `sessionDidBecomeInvalid`.
+final class ResponseCache: Sendable {
+    /// How many responses may wait to be written before new ones are dropped.
+    static let maximumPendingWrites = 64
+    /// Where the request's URL is kept in a stored entry: an entry answers only the URL it was stored
+    /// for, whatever the `URLCache` (a subclass may file entries its own way).
+    static let requestURLKey = "AFNetworking.cache.requestURL"
+
+    let storage: URLCache
+    let sessionPolicy: URLRequest.CachePolicy
+    private let additionalHeaders: [(name: String, value: String)]
+    private let writer = DispatchQueue(label: "AFCore.cache.writer", qos: .utility)
+    /// URL -> the newest entry not yet written (nil: a removal not yet done).
+    private let pending = Protected<[String: PendingWrite]>([:])
+
+    private struct PendingWrite: Sendable {
+        let identifier: Int
+        let entry: CachedURLResponse?
+    }
+    private let counter = Protected(0)
+
+    init(storage: URLCache, sessionPolicy: URLRequest.CachePolicy, additionalHeaders: [(name: String, value: String)]) {
+        self.storage = storage
+        self.sessionPolicy = sessionPolicy
+        self.additionalHeaders = additionalHeaders
+    }
+
+    /// The policy that applies to `request`: its own, unless it left the default, then the session's.
+    func policy(for request: URLRequest) -> URLRequest.CachePolicy {
+        request.cachePolicy == .useProtocolCachePolicy ? sessionPolicy : request.cachePolicy
+    }
+
+    /// Whether the cache takes part in `task` at all.
+    static func serves(_ task: SessionTask, request: URLRequest) -> Bool {
+        guard task is SessionDataTask, task.leanDelivery?.stream == nil, task.bodySource == nil,
+              (request.httpMethod ?? "GET").uppercased() == "GET", let scheme = request.url?.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else { return false }
+        for name in ["Range", "If-None-Match", "If-Modified-Since", "If-Range", "If-Match", "If-Unmodified-Since"]
+        where request.value(forHTTPHeaderField: name) != nil {
+            return false
+        }
+        return true
+    }
+
+    /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine.
+    func prepare(_ task: SessionTask) {
+        guard let request = task.currentRequest ?? task.originalRequest, Self.serves(task, request: request) else { return }
+        let policy = policy(for: request)
+        let stored = policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
+            ? nil : lookUp(request)
+        let plan: CachePlan?
+        switch CacheRules.decide(policy: policy, request: RequestHeaders(request: request, additional: additionalHeaders),
+                                 stored: stored, now: Date()) {
+        case .answer(let stored): plan = .answer(stored)
+        case .revalidate(let stored): plan = .revalidate(stored)
+        case .load: plan = nil
+        case .unavailable: plan = .unavailable
+        }
+        if let plan { task.updateStorage { $0.cachePlan = plan } }
+    }
+
+    /// The entry stored for exactly `request`'s URL.
+    func lookUp(_ request: URLRequest) -> StoredResponse? {
+        guard let url = request.url else { return nil }
+        let key = url.absoluteString
+        let cached: CachedURLResponse?
+        if let waiting = pending.withLock({ $0[key] }) {
+            cached = waiting.entry
+        } else {
+            cached = storage.cachedResponse(for: Self.storageRequest(for: request))
+        }
+        guard let cached else { return nil }
+        let storedFor = cached.userInfo?[Self.requestURLKey] as? String ?? cached.response.url?.absoluteString
+        guard storedFor == key else { return nil }
+        return StoredResponse(cached)
+    }
+
+    /// The entry to store for `request`'s response, or nil when RFC 9111 forbids storing it.
+    func entry(for request: URLRequest, response: HTTPURLResponse, data: Data, requestTime: Date,
+               responseTime: Date) -> StoredResponse? {
+        guard CacheRules.isStorable(request: request, response: response),
+              let vary = StoredResponse.varyValues(of: response, request: RequestHeaders(request: request, additional: additionalHeaders))
+        else { return nil }
+        return StoredResponse(response: response, data: data, requestTime: requestTime, responseTime: responseTime,
+                              varyValues: vary)
+    }
+
+    /// Stores `cached` for `request`'s URL, on the writer queue (dropped when too many writes wait).
+    func store(_ cached: CachedURLResponse, for request: URLRequest) {
+        guard let url = request.url, cached.storagePolicy != .notAllowed else { return }
+        var info = cached.userInfo ?? [:]
+        info[Self.requestURLKey] = url.absoluteString
+        let entry = CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
+                                      storagePolicy: cached.storagePolicy)
+        let slot = Self.storageRequest(for: request)
+        enqueue(key: url.absoluteString, entry: entry) { [storage] in storage.storeCachedResponse(entry, for: slot) }
+    }
+
+    /// Removes what is stored for `url` (an unsafe method changed the resource).
+    func remove(_ url: URL) {
+        let slot = Self.storageRequest(for: URLRequest(url: url))
+        enqueue(key: url.absoluteString, entry: nil) { [storage] in storage.removeCachedResponse(for: slot) }
+    }
+
+    /// The request an entry is filed under in `storage`: the request itself when its URL has no query;
+    /// otherwise one whose path carries the query (`/search%3Fq=a`), because Foundation's `URLCache`
+    /// files by host, port and path, and `/search?q=a` and `/search?q=b` would evict each other.
+    static func storageRequest(for request: URLRequest) -> URLRequest {
+        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let query = components.percentEncodedQuery else { return request }
+        var filed = components
+        filed.percentEncodedQuery = nil
+        filed.fragment = nil
+        guard let base = filed.url?.absoluteString,
+              let slotURL = URL(string: base + "%3F" + query.replacingOccurrences(of: "?", with: "%3F")) else { return request }
+        return URLRequest(url: slotURL)
+    }
+
+    /// Returns once every write queued so far is done (the session's invalidation waits for it).
+    func waitForWrites() {
+        writer.sync {}
+    }
+
+    private func enqueue(key: String, entry: CachedURLResponse?, write: @escaping @Sendable () -> Void) {
+        let identifier = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let accepted = pending.withLock { pending -> Bool in
+            guard pending.count < Self.maximumPendingWrites || pending[key] != nil else { return false }
+            pending[key] = PendingWrite(identifier: identifier, entry: entry)
+            return true
+        }
+        guard accepted else { return }
+        writer.async { [pending] in
+            write()
+            pending.withLock { pending in
+                if pending[key]?.identifier == identifier { pending[key] = nil }
+            }
+        }
+    }
+}

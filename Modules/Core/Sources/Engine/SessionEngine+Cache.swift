@@ -1,0 +1,91 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// The engine's side of the HTTP cache (``ResponseCache`` decides before a task starts): answering a
+/// task from the cache without a transfer, and storing or invalidating after one.
+extension SessionEngine {
+    /// Completes `task` with `stored`, as a transfer would have (response hook, data hook, progress,
+    /// completion), without touching the network. Its metrics say `.localCache`.
+    func answerFromCache(_ task: SessionTask, with stored: StoredResponse) {
+        guard let events else { return }
+        confinement.assertOnOwner("answering from the cache")
+        let url = task.originalRequest?.url ?? stored.response.url
+        let length = Int64(stored.data.count)
+        task.updateStorage { state in
+            state.responseHead = ResponseHead(response: stored.response)
+            state.countOfBytesExpectedToReceive = length
+        }
+        var answering = task
+        var data: Data? = stored.data
+        var file: URL?
+        if task.leanDelivery == nil {
+            switch events.transferDidReceiveResponse(task, statusCode: stored.response.statusCode) {
+            case .allow:
+                if events.wantsReceivedData, !stored.data.isEmpty { events.transfer(task, didReceive: stored.data) }
+                if !events.keepsReceivedBody { data = nil }
+            case .cancel:
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: url))
+                return
+            case .becomeDownload(let download):
+                answering = download
+                data = nil
+                var sink = DownloadFileSink()
+                do {
+                    _ = try sink.open(resuming: nil, failingURL: url)
+                    let written = stored.data.withUnsafeBytes { sink.write($0) }
+                    sink.close()
+                    guard written else { throw CurlErrorMapping.error(.cannotWriteToFile, url: url) }
+                    file = sink.url
+                } catch {
+                    if let path = sink.url?.path { unlink(path) }
+                    finishWithoutTransfer(download, error: error)
+                    return
+                }
+            }
+            answering.updateStorage { $0.countOfBytesReceived = length }
+            events.transferDidUpdateProgress(answering, bytesSentDelta: 0, bytesWrittenDelta: length)
+        } else {
+            answering.updateStorage { $0.countOfBytesReceived = length }
+        }
+        let now = Date()
+        let metrics = SessionTaskMetrics(
+            taskInterval: DateInterval(start: now, end: now), redirectCount: 0, domainLookupDuration: 0,
+            connectDuration: 0, secureConnectionDuration: 0, timeToFirstByte: 0, totalDuration: 0,
+            networkProtocolName: nil, isReusedConnection: false, countOfRequestBodyBytesSent: 0,
+            countOfResponseBytesReceived: 0, resourceFetchType: .localCache)
+        answering.updateStorage { state in
+            state.state = .completed
+            state.error = nil
+            state.metrics = metrics
+        }
+        finishedTransfers.append(FinishedTransfer(task: answering, outcome: TransferOutcome(
+            data: data, temporaryFile: file, metrics: metrics)))
+    }
+
+    /// After `transfer` ended well: stores its response when RFC 9111 allows (through the session's
+    /// `willCacheResponse` answer), or removes what an unsafe method changed (§4.4).
+    func updateCache(after transfer: Transfer, body: Data?) {
+        guard let cache = settings.cache, let events, let request = transfer.task.originalRequest,
+              let response = transfer.task.response as? HTTPURLResponse, let url = request.url else { return }
+        let method = request.httpMethod ?? "GET"
+        if CacheRules.invalidates(method: method, statusCode: response.statusCode) {
+            cache.remove(url)
+            // Location and Content-Location name the resource too, when on the same origin (§4.4).
+            for name in ["Location", "Content-Location"] {
+                if let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url),
+                   target.scheme == url.scheme, target.host == url.host, target.port == url.port {
+                    cache.remove(target.absoluteURL)
+                }
+            }
+            return
+        }
+        guard let body, ResponseCache.serves(transfer.task, request: request) else { return }
+        let entry = transfer.cacheAnswer ?? cache.entry(for: request, response: response, data: body,
+                                                        requestTime: transfer.startDate, responseTime: Date())
+        guard let entry, let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
+        cache.store(entry.annotating(chosen), for: request)
+    }
+}

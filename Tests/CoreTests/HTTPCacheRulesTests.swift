@@ -1,0 +1,272 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import AFCore
+
+/// RFC 9111's rules without a server: directives, dates, freshness, age, storing, deciding, freshening.
+@Suite("HTTP cache: RFC 9111's rules")
+struct HTTPCacheRulesTests {
+    private let url = URL(string: "http://127.0.0.1/resource?x=1")!
+    /// 1994-11-06 08:49:37 GMT, RFC 9110's example date.
+    private let origin = Date(timeIntervalSince1970: 784_111_777)
+
+    private func stored(_ headers: [String: String], status: Int = 200, receivedAt: Date? = nil,
+                        vary: [String: String]? = [:]) -> StoredResponse {
+        let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+        return StoredResponse(response: response, data: Data("body".utf8), requestTime: receivedAt ?? origin,
+                              responseTime: receivedAt ?? origin, varyValues: vary)
+    }
+
+    private func request(_ headers: [String: String] = [:], additional: [(name: String, value: String)] = []) -> RequestHeaders {
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return RequestHeaders(request: request, additional: additional)
+    }
+
+    private func decide(_ policy: URLRequest.CachePolicy = .useProtocolCachePolicy, _ request: RequestHeaders? = nil,
+                        _ entry: StoredResponse?, after seconds: TimeInterval) -> String {
+        switch CacheRules.decide(policy: policy, request: request ?? self.request(), stored: entry,
+                                 now: origin.addingTimeInterval(seconds)) {
+        case .answer: return "answer"
+        case .revalidate: return "revalidate"
+        case .load: return "load"
+        case .unavailable: return "unavailable"
+        }
+    }
+
+    private func decide(_ entry: StoredResponse?, after seconds: TimeInterval) -> String {
+        decide(.useProtocolCachePolicy, nil, entry, after: seconds)
+    }
+
+    private var date: String { HTTPDate.format(origin) }
+
+    // MARK: Cache-Control
+
+    @Test func directivesAreParsedCaseInsensitivelyWithQuotedArguments() {
+        let control = CacheControl(#"Max-Age="30", private, NO-CACHE, must-revalidate, x-unknown=1"#)
+        #expect(control.maxAge == 30)
+        #expect(control.isPrivate && control.noCache && control.mustRevalidate)
+        #expect(!control.noStore && !control.isPublic)
+    }
+
+    @Test func badAndHugeArgumentsFollowTheRFC() {
+        let invalid = CacheControl("max-age=soon")
+        #expect(invalid.maxAge == nil && invalid.hasInvalidMaxAge)
+        #expect(CacheControl("max-age=99999999999").maxAge == 1 << 31)
+        #expect(CacheControl("max-stale").maxStale == Int.max)
+        #expect(CacheControl("max-stale=5, min-fresh=7").maxStale == 5)
+        #expect(CacheControl("max-stale=5, min-fresh=7").minFresh == 7)
+        #expect(CacheControl("only-if-cached, no-store").onlyIfCached)
+        #expect(CacheControl(nil) == CacheControl())
+    }
+
+    // MARK: Dates
+
+    @Test func theThreeHTTPDateFormsParse() {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == origin)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == origin)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == origin)
+        #expect(HTTPDate.format(origin) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+
+    @Test func anythingElseIsNotADate() {
+        for text in ["0", "-1", "yesterday", "", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 32 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT"] {
+            #expect(HTTPDate.parse(text) == nil, "\(text)")
+        }
+    }
+
+    // MARK: Freshness and age
+
+    @Test func freshnessLifetimeComesFromMaxAgeThenExpiresThenLastModified() {
+        #expect(CacheRules.freshnessLifetime(of: stored(["Cache-Control": "max-age=100", "Expires": "0"])) == 100)
+        let expires = HTTPDate.format(origin.addingTimeInterval(300))
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Expires": expires])) == 300)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Expires": "0"])) == 0)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Cache-Control": "max-age=later", "Expires": expires])) == 0)
+        let modified = HTTPDate.format(origin.addingTimeInterval(-1000))
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Last-Modified": modified])) == 100)
+        let longAgo = HTTPDate.format(origin.addingTimeInterval(-100 * 86_400))
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Last-Modified": longAgo])) == 86_400)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Last-Modified": modified], status: 500)) == 0)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date])) == 0)
+    }
+
+    @Test func currentAgeAddsAgeHeaderDelayAndResidentTime() {
+        // The server dated it 10 s before it arrived, said Age: 5, and the request took 1 s.
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                       headerFields: ["Date": HTTPDate.format(origin.addingTimeInterval(-10)), "Age": "5"])!
+        let entry = StoredResponse(response: response, data: Data(), requestTime: origin.addingTimeInterval(-1),
+                                   responseTime: origin, varyValues: [:])
+        // apparent age 10 beats Age + delay (6); 20 s in the cache make 30.
+        #expect(CacheRules.currentAge(of: entry, now: origin.addingTimeInterval(20)) == 30)
+    }
+
+    // MARK: Storing
+
+    @Test func onlyGETResponsesWithoutNoStoreAndWithACacheableStatusAreStored() {
+        func storable(method: String = "GET", status: Int = 200, headers: [String: String] = [:],
+                      request requestHeaders: [String: String] = [:]) -> Bool {
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            for (name, value) in requestHeaders { request.setValue(value, forHTTPHeaderField: name) }
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+            return CacheRules.isStorable(request: request, response: response)
+        }
+        #expect(storable())
+        #expect(storable(status: 404))
+        #expect(!storable(method: "POST"))
+        #expect(!storable(method: "HEAD"))
+        #expect(!storable(headers: ["Cache-Control": "no-store"]))
+        #expect(!storable(request: ["Cache-Control": "no-store"]))
+        #expect(!storable(status: 500))
+        #expect(storable(status: 500, headers: ["Cache-Control": "max-age=10"]))
+        #expect(!storable(status: 206, headers: ["Cache-Control": "max-age=10"]))
+        #expect(!storable(headers: ["Vary": "Accept, *"]))
+        #expect(storable(headers: ["Cache-Control": "private"]))  // this is a private cache (RFC 9111 §5.2.2.7)
+    }
+
+    @Test func unsafeMethodsThatSucceedInvalidate() {
+        #expect(CacheRules.invalidates(method: "POST", statusCode: 201))
+        #expect(CacheRules.invalidates(method: "delete", statusCode: 204))
+        #expect(CacheRules.invalidates(method: "PUT", statusCode: 303))
+        #expect(!CacheRules.invalidates(method: "POST", statusCode: 500))
+        #expect(!CacheRules.invalidates(method: "GET", statusCode: 200))
+    }
+
+    // MARK: Deciding
+
+    @Test func protocolPolicyAnswersFreshRevalidatesStaleWithValidatorsAndLoadsTheRest() {
+        let fresh = stored(["Date": date, "Cache-Control": "max-age=60", "ETag": "\"a\""])
+        #expect(decide(fresh, after: 59) == "answer")
+        #expect(decide(fresh, after: 60) == "revalidate")
+        #expect(decide(stored(["Date": date, "Cache-Control": "max-age=60"]), after: 61) == "load")
+        #expect(decide(stored(["Date": date, "Last-Modified": date]), after: 1) == "revalidate")
+        #expect(decide(nil, after: 0) == "load")
+    }
+
+    @Test func noCacheOnEitherSideRevalidatesEvenWhenFresh() {
+        #expect(decide(stored(["Date": date, "Cache-Control": "max-age=60, no-cache", "ETag": "\"a\""]), after: 1) == "revalidate")
+        let fresh = stored(["Date": date, "Cache-Control": "max-age=60", "ETag": "\"a\""])
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "no-cache"]), fresh, after: 1) == "revalidate")
+        #expect(decide(.useProtocolCachePolicy, request(["Pragma": "no-cache"]), fresh, after: 1) == "revalidate")
+    }
+
+    @Test func requestDirectivesNarrowOrWidenFreshness() {
+        let entry = stored(["Date": date, "Cache-Control": "max-age=60", "ETag": "\"a\""])
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "max-age=5"]), entry, after: 10) == "revalidate")
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "min-fresh=30"]), entry, after: 40) == "revalidate")
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "max-stale=100"]), entry, after: 150) == "answer")
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "max-stale=100"]), entry, after: 170) == "revalidate")
+        let strict = stored(["Date": date, "Cache-Control": "max-age=60, must-revalidate", "ETag": "\"a\""])
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "max-stale"]), strict, after: 61) == "revalidate")
+        #expect(decide(.useProtocolCachePolicy, request(["Cache-Control": "only-if-cached"]), nil, after: 0) == "unavailable")
+    }
+
+    @Test func eachCachePolicy() {
+        let stale = stored(["Date": date, "Cache-Control": "max-age=1", "ETag": "\"a\""])
+        let staleStrict = stored(["Date": date, "Cache-Control": "max-age=1, must-revalidate", "ETag": "\"a\""])
+        let fresh = stored(["Date": date, "Cache-Control": "max-age=600", "ETag": "\"a\""])
+        #expect(decide(.returnCacheDataElseLoad, nil, stale, after: 1000) == "answer")
+        #expect(decide(.returnCacheDataElseLoad, nil, staleStrict, after: 1000) == "load")
+        #expect(decide(.returnCacheDataElseLoad, nil, nil, after: 0) == "load")
+        #expect(decide(.returnCacheDataDontLoad, nil, stale, after: 1000) == "answer")
+        #expect(decide(.returnCacheDataDontLoad, nil, staleStrict, after: 1000) == "unavailable")
+        #expect(decide(.returnCacheDataDontLoad, nil, nil, after: 0) == "unavailable")
+        #expect(decide(.reloadIgnoringLocalCacheData, nil, fresh, after: 1) == "load")
+        #expect(decide(.reloadRevalidatingCacheData, nil, fresh, after: 1) == "revalidate")
+        #expect(decide(.reloadRevalidatingCacheData, nil, stored(["Cache-Control": "max-age=600"]), after: 1) == "load")
+    }
+
+    @Test func varyMatchesOnTheRequestsOwnOrTheSessionsHeaders() {
+        let entry = stored(["Date": date, "Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+                           vary: ["accept-language": "en"])
+        #expect(decide(.useProtocolCachePolicy, request(["Accept-Language": "en"]), entry, after: 1) == "answer")
+        #expect(decide(.useProtocolCachePolicy, request(["Accept-Language": "fr"]), entry, after: 1) == "load")
+        #expect(decide(.useProtocolCachePolicy, request(), entry, after: 1) == "load")
+        #expect(decide(.useProtocolCachePolicy, request(additional: [("Accept-Language", "en")]), entry, after: 1) == "answer")
+        #expect(decide(.returnCacheDataDontLoad, request(["Accept-Language": "fr"]), entry, after: 1) == "unavailable")
+        // Stored by someone else, without the request's values: it cannot be matched.
+        let unknown = stored(["Date": date, "Cache-Control": "max-age=60", "Vary": "Accept-Language"], vary: nil)
+        #expect(decide(.useProtocolCachePolicy, request(["Accept-Language": "en"]), unknown, after: 1) == "load")
+    }
+
+    // MARK: Revalidating
+
+    @Test func conditionalHeadersCarryTheValidatorsButNoForgedLine() {
+        let entry = stored(["ETag": "\"v1\"", "Last-Modified": date])
+        #expect(entry.conditionalHeaders.map(\.name) == ["If-None-Match", "If-Modified-Since"])
+        #expect(entry.conditionalHeaders.map(\.value) == ["\"v1\"", date])
+        let tampered = stored(["ETag": "\"v1\"\r\nX-Injected: 1"])
+        #expect(tampered.conditionalHeaders.isEmpty)
+        #expect(!tampered.hasValidator)
+    }
+
+    @Test func a304ReplacesStoredFieldsButNotTheFraming() {
+        let entry = stored(["ETag": "\"v1\"", "Content-Type": "text/plain", "Cache-Control": "max-age=10", "X-Old": "1",
+                            "Content-Length": "4"])
+        let notModified = HTTPURLResponse(url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: [
+            "cache-control": "max-age=60", "Content-Length": "0", "X-New": "2", "ETag": "\"v1\""])!
+        let later = origin.addingTimeInterval(100)
+        let freshened = entry.freshened(by: notModified, requestTime: later, responseTime: later)
+        #expect(freshened.response.statusCode == 200)
+        #expect(freshened.response.value(forHTTPHeaderField: "Cache-Control") == "max-age=60")
+        #expect(freshened.response.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect(freshened.response.value(forHTTPHeaderField: "Content-Length") == "4")
+        #expect(freshened.response.value(forHTTPHeaderField: "X-Old") == "1")
+        #expect(freshened.response.value(forHTTPHeaderField: "X-New") == "2")
+        #expect(freshened.data == Data("body".utf8))
+        #expect(freshened.responseTime == later)
+    }
+
+    // MARK: The session's cache over URLCache
+
+    @Test func anEntryAnswersOnlyTheURLItWasStoredForAndPendingWritesAreSeen() {
+        let storage = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let cache = ResponseCache(storage: storage, sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        let first = URLRequest(url: URL(string: "http://127.0.0.1/search?q=a")!)
+        let entry = cache.entry(for: first, response: HTTPURLResponse(url: first.url!, statusCode: 200, httpVersion: nil,
+                                                                     headerFields: ["Cache-Control": "max-age=60"])!,
+                                data: Data("a".utf8), requestTime: origin, responseTime: origin)!
+        cache.store(entry.cachedURLResponse(), for: first)
+        // Seen at once (a write may still be waiting), and only for ?q=a: Foundation's URLCache keys
+        // by host, port and path.
+        #expect(cache.lookUp(first)?.data == Data("a".utf8))
+        #expect(cache.lookUp(URLRequest(url: URL(string: "http://127.0.0.1/search?q=b")!)) == nil)
+        #expect(cache.lookUp(first)?.requestTime == origin)
+        cache.remove(first.url!)
+        #expect(cache.lookUp(first) == nil)
+    }
+
+    @Test func queryVariantsAreFiledApartInFoundationsURLCache() async {
+        let storage = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let cache = ResponseCache(storage: storage, sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        for query in ["a", "b"] {
+            let request = URLRequest(url: URL(string: "http://127.0.0.1:8080/search?q=\(query)")!)
+            let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil,
+                                           headerFields: ["Cache-Control": "max-age=60"])!
+            let entry = cache.entry(for: request, response: response, data: Data(query.utf8), requestTime: origin,
+                                    responseTime: origin)!
+            cache.store(entry.cachedURLResponse(), for: request)
+        }
+        cache.waitForWrites()
+        #expect(ResponseCache.storageRequest(for: URLRequest(url: URL(string: "http://127.0.0.1:8080/search?q=a")!)).url?
+            .absoluteString == "http://127.0.0.1:8080/search%3Fq=a")
+        #expect(ResponseCache.storageRequest(for: URLRequest(url: url)).url?.absoluteString == "http://127.0.0.1/resource%3Fx=1")
+        #expect(ResponseCache.storageRequest(for: URLRequest(url: URL(string: "http://h/p")!)).url?.absoluteString == "http://h/p")
+        // Both survive the writes (neither evicted the other).
+        #expect(cache.lookUp(URLRequest(url: URL(string: "http://127.0.0.1:8080/search?q=a")!))?.data == Data("a".utf8))
+        #expect(cache.lookUp(URLRequest(url: URL(string: "http://127.0.0.1:8080/search?q=b")!))?.data == Data("b".utf8))
+    }
+
+    @Test func theRequestsOwnPolicyWinsOverTheSessions() {
+        let cache = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: nil),
+                                  sessionPolicy: .returnCacheDataElseLoad, additionalHeaders: [])
+        var request = URLRequest(url: url)
+        #expect(cache.policy(for: request) == .returnCacheDataElseLoad)
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        #expect(cache.policy(for: request) == .reloadIgnoringLocalCacheData)
+    }
+}
