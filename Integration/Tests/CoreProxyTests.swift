@@ -52,7 +52,8 @@ struct CoreProxyTests {
         let port = servers.nginx.httpsPort(.valid)
         let result = await fetch(manager, servers.nginx.httpsURL("/files/1k.bin", scenario: .valid))
         #expect(result.error == nil, "\(String(describing: result.error))")
-        #expect((result.object as? Data)?.count == 1024)
+        #expect((result.object as? Data)?.count == 1024,
+                "\(result.response?.statusCode ?? -1) \(result.response?.allHeaderFields ?? [:])")
         #expect(servers.logTail(of: .tinyproxy, lines: 200).contains("CONNECT localhost:\(port)"))
     }
 

@@ -17,6 +17,8 @@ struct EngineSettings: Sendable {
     var proxies: ProxySettings
     /// The HTTP cache over the configuration's `urlCache` (nil: no cache).
     var cache: ResponseCache?
+    /// The `URLProtocol` classes that may answer requests instead of the network.
+    var protocols: URLProtocolRouting
     /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
@@ -40,6 +42,7 @@ struct EngineSettings: Sendable {
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         cookies = CookiePolicy(configuration: configuration)
         credentialStorage = configuration.urlCredentialStorage
+        protocols = URLProtocolRouting(configuration: configuration)
         cache = configuration.urlCache.map {
             ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)
         }

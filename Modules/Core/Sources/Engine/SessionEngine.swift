@@ -22,6 +22,7 @@ final class SessionEngine: @unchecked Sendable {
         case unpause(SessionTask)
         case cancel(SessionTask)
         case invalidate(cancelingTasks: Bool)
+        case protocolEvent(ProtocolClientBridge, ProtocolEvent)
     }
 
     /// What a sender has to do after queueing a command.
@@ -54,6 +55,8 @@ final class SessionEngine: @unchecked Sendable {
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
     var admission: HostAdmission
+    /// Tasks a `URLProtocol` answers, by their client bridge.
+    var protocolLoads: [ObjectIdentifier: ProtocolLoad] = [:]
     private var invalidating = false
     private var cancelOnInvalidate = false
     private static let maximumIdleHandles = 64
@@ -92,6 +95,13 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     var isInvalidated: Bool { inbox.withLock { $0.invalidated } }
+
+    /// Which `URLProtocol` answers a request (the session's classes, then the registered ones).
+    var protocolRouting: URLProtocolRouting { settings.protocols }
+
+    func sendProtocolEvent(_ event: ProtocolEvent, _ bridge: ProtocolClientBridge) {
+        send(.protocolEvent(bridge, event))
+    }
 
     @discardableResult
     private func send(_ command: Command) -> Bool {
@@ -138,7 +148,7 @@ final class SessionEngine: @unchecked Sendable {
             }
             for command in commands { handle(command) }
             reportFinishedTransfers()
-            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting { break }
+            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty { break }
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
@@ -150,7 +160,7 @@ final class SessionEngine: @unchecked Sendable {
             reportFinishedTransfers()
             fireThrottleTimers()
             if admission.hasWaiting { admitToMultiplexingHosts() }
-            if invalidating && transfersByTask.isEmpty { continue }
+            if invalidating && transfersByTask.isEmpty && protocolLoads.isEmpty { continue }
 
             var timeout = -1
             curl_multi_timeout(multi, &timeout)
@@ -189,6 +199,7 @@ final class SessionEngine: @unchecked Sendable {
                 startWaiting(on: host)  // a suspended waiting task was skipped; a slot may be free
             }
         case .cancel(let task):
+            if cancelProtocolLoad(of: task) { return }
             if let transfer = transfersByTask[ObjectIdentifier(task)] {
                 finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
             } else if admission.removeWaiting(task) {
@@ -206,7 +217,10 @@ final class SessionEngine: @unchecked Sendable {
                     transfer.task.cancel()
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
                 }
+                cancelAllProtocolLoads()
             }
+        case .protocolEvent(let bridge, let event):
+            handleProtocolEvent(event, from: bridge)
         }
     }
 
@@ -215,12 +229,18 @@ final class SessionEngine: @unchecked Sendable {
             task.updateStorage { $0.state = .completed }
             return
         }
-        if task.isCancelRequested {
-            // Cancelled while the cache looked it up: its cancel command found nothing to cancel.
+        // One lock acquisition for the three things decided before the engine saw the task.
+        let (cancelled, route, plan) = task.updateStorage { ($0.cancelRequested, $0.protocolRoute, $0.cachePlan) }
+        if cancelled {
+            // Cancelled before the engine saw it: its cancel command found nothing to cancel.
             finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
             return
         }
-        switch task.updateStorage({ $0.cachePlan }) {
+        if let route {
+            beginProtocolLoad(task, route: route)
+            return
+        }
+        switch plan {
         case .answer(let stored)?:
             answerFromCache(task, with: stored)
             return
@@ -232,6 +252,11 @@ final class SessionEngine: @unchecked Sendable {
         case .revalidate?, nil:
             break
         }
+        startOnNetwork(task)
+    }
+
+    /// Starts `task`'s transfer, or queues it for a connection to its host.
+    func startOnNetwork(_ task: SessionTask) {
         let request = task.currentRequest ?? task.originalRequest
         guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: $0.url.flatMap(settings.proxies.proxy(for:))) }) else {
             return  // waits for a slot on its host

@@ -27,7 +27,7 @@ final class LeanTaskController: TaskControlling, @unchecked Sendable {
     func attach(_ manager: URLSessionManager) { self.manager = manager }
 
     func startTask(_ task: SessionTask) {
-        manager?.responseCache?.prepare(task)
+        manager?.prepareToStart(task)
         guard let engine = manager?.currentEngine, engine.start(task) else {
             completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
             return

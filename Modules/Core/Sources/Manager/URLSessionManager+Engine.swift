@@ -15,7 +15,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             return
         }
         delegate.engine = engine
-        responseCache?.prepare(task)
+        prepareToStart(task)
         if !engine.start(task) {
             completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
         }

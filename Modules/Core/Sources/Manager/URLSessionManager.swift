@@ -96,6 +96,18 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// The session's HTTP cache (nil when the configuration has no `urlCache`).
     var responseCache: ResponseCache? { configurationTemplate.cache }
 
+    /// Decides, on the thread that resumes `task`, what answers it besides the network: a `URLProtocol`
+    /// (the configuration's `protocolClasses`, then `URLProtocol.registerClass`'s), else the cache.
+    /// A streamed lean body always goes to the network.
+    func prepareToStart(_ task: SessionTask) {
+        if task.leanDelivery?.stream == nil, let request = task.currentRequest ?? task.originalRequest,
+           let route = configurationTemplate.protocols.route(request) {
+            task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
+            return
+        }
+        configurationTemplate.cache?.prepare(task)
+    }
+
     /// What the engine reads for each transfer, in one lock acquisition.
     var connectionSettings: ConnectionSettings {
         state.withLock { state in

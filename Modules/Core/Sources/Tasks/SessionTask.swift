@@ -240,6 +240,8 @@ struct TaskStorage: Sendable {
     var cancellationError: URLError?
     /// What the session's cache decided before the task started (nil: load as usual).
     var cachePlan: CachePlan?
+    /// The `URLProtocol` that answers the task instead of the network, chosen when it was resumed.
+    var protocolRoute: ProtocolRoute?
     /// The download task a data task became (its transfer continues there).
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).

@@ -37,6 +37,8 @@ public struct SessionTaskMetrics: Sendable, Hashable {
         case networkLoad
         /// Answered from the session's `URLCache`; no request was sent.
         case localCache
+        /// Answered by a `URLProtocol` (the session cannot tell where the protocol got it).
+        case unknown
     }
 
     /// Creates metrics (`resourceFetchType` defaults to `.networkLoad`).
