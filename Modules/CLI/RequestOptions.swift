@@ -41,6 +41,10 @@ struct RequestOptions: ParsableArguments {
     var maxRedirects: Int?
     @Option(name: .long, help: "Basic authentication as user:password.")
     var user: String?
+    @Option(name: .long, help: "Fail when the whole request (waiting included) takes longer than this many seconds.")
+    var maxTime: Double?
+    @Flag(name: .long, help: "When the network is down, wait for it (up to --max-time) instead of failing.")
+    var waitForNetwork = false
     @Option(name: .long, help: ArgumentHelp(
         "Keep an HTTP cache in this directory: a fresh response is answered from it, a stale one revalidated.",
         valueName: "directory"))

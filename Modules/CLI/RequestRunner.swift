@@ -66,6 +66,7 @@ struct RequestRunner {
         // As curl does: http_proxy, https_proxy, all_proxy and no_proxy from the environment.
         configuration.connectionProxyDictionary = [URLSessionConfiguration.environmentProxiesKey: true]
         if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
+        if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
         // As curl: no cache unless asked for (then an RFC 9111 cache on disk, kept between runs).
         configuration.urlCache = options.cache.map {
             URLCache(memoryCapacity: 0, diskCapacity: Self.cacheCapacity, diskPath: URL(fileURLWithPath: $0).path)
@@ -79,6 +80,15 @@ struct RequestRunner {
         if options.http2 { manager.httpVersion = .http2 }
         if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
         manager.clientIdentity = try options.tls.clientIdentity()
+        if options.waitForNetwork {
+            manager.reachabilityManager = NetworkReachabilityManager.shared
+            manager.waitsForConnectivity = true
+            var hooks = manager.hooks
+            hooks.taskIsWaitingForConnectivity = { _ in
+                FileHandle.standardError.write(Data("af: the network is down; waiting for it\n".utf8))
+            }
+            manager.hooks = hooks
+        }
         return manager
     }
 

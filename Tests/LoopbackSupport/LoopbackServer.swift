@@ -14,16 +14,18 @@ package final class LoopbackServer: Sendable {
     /// requests it carried).
     package var acceptedConnectionCount: Int { accepted.withLock { $0 } }
 
-    package init() throws {
-        (listener, port) = try Self.listen(backlog: 512)
+    /// Listens on `port` (0: a free one the kernel picks).
+    package init(port: Int = 0) throws {
+        (listener, self.port) = try Self.listen(backlog: 512, port: port)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
     package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// A listening TCP socket on 127.0.0.1 and the free port the kernel gave it (shared by the test servers).
-    package static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+    /// A listening TCP socket on 127.0.0.1 and its port: `port`, or (0) the free one the kernel gave it
+    /// (shared by the test servers).
+    package static func listen(backlog: Int32, port: Int = 0) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var reuse: Int32 = 1
@@ -31,7 +33,7 @@ package final class LoopbackServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -17,6 +17,9 @@ protocol EngineEvents: AnyObject, Sendable {
     var keepsReceivedBody: Bool { get }
     /// The session's bounds (a task's own ``SessionTask/transferLimits`` take precedence).
     var transferLimits: TransferLimits { get }
+    /// Whether tasks wait for the network, and the monitor that says when it is there (read only
+    /// when a connection failed).
+    var connectivityPolicy: (waits: Bool, monitor: (any NetworkReachabilityMonitoring)?) { get }
 
     /// The final response's headers arrived (`task.response` builds the response on demand): go on,
     /// cancel, or continue the transfer as a download task (nothing of the body arrived yet).
@@ -32,6 +35,8 @@ protocol EngineEvents: AnyObject, Sendable {
                   newRequest: URLRequest) -> URLRequest?
     /// The server asked for HTTP authentication.
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
+    /// The task could not reach its host while the network is down: it waits (called once per task).
+    func transferIsWaitingForConnectivity(_ task: SessionTask)
     /// A response is about to be stored in the session's cache: return it (or another) to store, nil
     /// not to store it.
     func transfer(_ task: SessionTask, willCache proposed: CachedURLResponse) -> CachedURLResponse?

@@ -17,6 +17,7 @@ extension SessionEngine {
         throttleTimers.removeAll { $0.transfer === transfer }
         let task = transfer.task
         let cancelled = task.isCancelRequested
+        if !cancelled && code != CURLE_OK && waitsForConnectivity(transfer, code: code) { return }
         let metrics = collectMetrics(transfer)
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
@@ -82,6 +83,7 @@ extension SessionEngine {
 
     func deliver(_ transfer: Transfer, outcome: TransferOutcome) {
         let task = transfer.task
+        forgetConnectivityDeadline(of: task)
         if let download = task as? SessionDownloadTask, let handler = download.takeResumeDataHandler() {
             handler(outcome.resumeData)
         }

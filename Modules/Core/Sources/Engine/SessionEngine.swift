@@ -23,6 +23,7 @@ final class SessionEngine: @unchecked Sendable {
         case cancel(SessionTask)
         case invalidate(cancelingTasks: Bool)
         case protocolEvent(ProtocolClientBridge, ProtocolEvent)
+        case connectivityChanged
     }
 
     /// What a sender has to do after queueing a command.
@@ -49,7 +50,7 @@ final class SessionEngine: @unchecked Sendable {
     // Engine thread only
     var transfersByTask: [ObjectIdentifier: Transfer] = [:]
     var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
-    private var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
+    var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
     var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
@@ -57,9 +58,15 @@ final class SessionEngine: @unchecked Sendable {
     var admission: HostAdmission
     /// Tasks a `URLProtocol` answers, by their client bridge.
     var protocolLoads: [ObjectIdentifier: ProtocolLoad] = [:]
+    /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.
+    var connectivityWaits: [ConnectivityWait] = []
+    var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
+    /// The reachability monitor whose notifications wake waiting tasks, while any wait.
+    var observedMonitor: (any NetworkReachabilityMonitoring)?
+    var connectivityObserver: (any NSObjectProtocol)?
     private var invalidating = false
     private var cancelOnInvalidate = false
-    private static let maximumIdleHandles = 64
+    static let maximumIdleHandles = 64
 
     init(settings: EngineSettings, events: any EngineEvents) {
         CurlRuntime.ensureInitialized()
@@ -102,6 +109,8 @@ final class SessionEngine: @unchecked Sendable {
     func sendProtocolEvent(_ event: ProtocolEvent, _ bridge: ProtocolClientBridge) {
         send(.protocolEvent(bridge, event))
     }
+
+    func sendConnectivityChanged() { send(.connectivityChanged) }
 
     @discardableResult
     private func send(_ command: Command) -> Bool {
@@ -148,7 +157,8 @@ final class SessionEngine: @unchecked Sendable {
             }
             for command in commands { handle(command) }
             reportFinishedTransfers()
-            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty { break }
+            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty
+                && connectivityWaits.isEmpty { break }
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
@@ -159,13 +169,14 @@ final class SessionEngine: @unchecked Sendable {
             collectCompletions()
             reportFinishedTransfers()
             fireThrottleTimers()
+            expireConnectivityWaits()
             if admission.hasWaiting { admitToMultiplexingHosts() }
-            if invalidating && transfersByTask.isEmpty && protocolLoads.isEmpty { continue }
+            if invalidating && transfersByTask.isEmpty && protocolLoads.isEmpty && connectivityWaits.isEmpty { continue }
 
             var timeout = -1
             curl_multi_timeout(multi, &timeout)
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
-            if let next = throttleTimers.map(\.deadline).min() {
+            if let next = [throttleTimers.map(\.deadline).min(), nextConnectivityDeadline].compactMap({ $0 }).min() {
                 let remaining = ContinuousClock.now.duration(to: next)
                 let milliseconds = Int(remaining.components.seconds * 1000)
                     + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
@@ -200,6 +211,10 @@ final class SessionEngine: @unchecked Sendable {
             }
         case .cancel(let task):
             if cancelProtocolLoad(of: task) { return }
+            if removeConnectivityWait(of: task) {
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.currentRequest?.url))
+                return
+            }
             if let transfer = transfersByTask[ObjectIdentifier(task)] {
                 finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
             } else if admission.removeWaiting(task) {
@@ -218,7 +233,13 @@ final class SessionEngine: @unchecked Sendable {
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
                 }
                 cancelAllProtocolLoads()
+                for entry in connectivityWaits where removeConnectivityWait(of: entry.task) {
+                    entry.task.cancel()
+                    finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.currentRequest?.url))
+                }
             }
+        case .connectivityChanged:
+            connectivityChanged()
         case .protocolEvent(let bridge, let event):
             handleProtocolEvent(event, from: bridge)
         }
@@ -359,25 +380,8 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    // MARK: Handles
-
-    /// An idle handle (the most recently used first: its memory is likeliest still in cache) or a new one.
-    func takeHandle() -> (handle: UnsafeMutableRawPointer, state: HandleState) {
-        if let idle = idleHandles.popLast() { return idle }
-        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
-        return (handle, .fresh)
-    }
-
-    /// Returns a handle to the pool with what it is configured for (the next transfer resets it if needed).
-    func recycle(_ handle: UnsafeMutableRawPointer, state: HandleState) {
-        if idleHandles.count < Self.maximumIdleHandles {
-            idleHandles.append((handle, state))
-        } else {
-            curl_easy_cleanup(handle)
-        }
-    }
-
     private func shutDown() {
+        stopObserving()
         inbox.withLock { $0.stopped = true }
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()

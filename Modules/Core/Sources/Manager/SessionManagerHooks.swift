@@ -27,6 +27,9 @@ public struct SessionManagerHooks: Sendable {
     public var taskDidSendBodyData: (@Sendable (SessionTask, Int64, Int64, Int64) -> Void)?
     /// A task completed; runs before its completion handler, as in AFNetworking. Engine thread.
     public var taskDidComplete: (@Sendable (SessionTask, (any Error)?) -> Void)?
+    /// A task could not reach its host while the network is down and waits for it (with
+    /// ``URLSessionManager/Settings/waitsForConnectivity``); called once per task. Engine thread.
+    public var taskIsWaitingForConnectivity: (@Sendable (SessionTask) -> Void)?
     /// A task's metrics are final; runs before ``taskDidComplete``. Engine thread.
     public var taskDidFinishCollectingMetrics: (@Sendable (SessionTask, SessionTaskMetrics) -> Void)?
     /// A data task's final response arrived (no body byte was delivered yet). Engine thread.

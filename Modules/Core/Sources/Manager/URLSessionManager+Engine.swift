@@ -142,6 +142,16 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
     }
 
+    var connectivityPolicy: (waits: Bool, monitor: (any NetworkReachabilityMonitoring)?) {
+        let settings = settings
+        return (settings.waitsForConnectivity, settings.reachabilityManager)
+    }
+
+    func transferIsWaitingForConnectivity(_ task: SessionTask) {
+        guard task.leanDelivery == nil else { return }
+        currentHooks.value.taskIsWaitingForConnectivity?(task)
+    }
+
     func transfer(_ task: SessionTask, willCache proposed: CachedURLResponse) -> CachedURLResponse? {
         guard task.leanDelivery == nil, let dataTask = task as? SessionDataTask,
               let hook = currentHooks.value.dataTaskWillCacheResponse else { return proposed }

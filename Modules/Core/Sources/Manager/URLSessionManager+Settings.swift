@@ -62,6 +62,15 @@ extension URLSessionManager {
         /// with -1004 `cannotConnectToHost`. Applies to transfers started afterwards.
         public var unixSocketPath: String?
 
+        /// Whether a task that cannot reach its host while ``reachabilityManager`` says the network is
+        /// down waits for it (URLSession's `waitsForConnectivity`, which Linux's configuration marks
+        /// unavailable). Default false: the task fails at once (-1004 or -1003). When true, the task is
+        /// announced once through ``SessionManagerHooks/taskIsWaitingForConnectivity``, starts again
+        /// when the monitor reports the network back, and fails with -1001 if the configuration's
+        /// `timeoutIntervalForResource` (counted from its start) runs out first. Needs a monitor (the
+        /// umbrella module's managers have the shared netlink one); one not yet started is started.
+        public var waitsForConnectivity = false
+
         private var storedMaximumRedirects = 16
 
         /// AFNetworking's defaults, as above.

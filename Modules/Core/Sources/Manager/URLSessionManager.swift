@@ -151,6 +151,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.reachabilityManager, to: newValue) }
     }
 
+    /// ``Settings/waitsForConnectivity``.
+    public var waitsForConnectivity: Bool {
+        get { setting(\.waitsForConnectivity) }
+        set { set(\.waitsForConnectivity, to: newValue) }
+    }
+
     /// ``Settings/completionQueue``.
     public var completionQueue: DispatchQueue? {
         get { setting(\.completionQueue) }

@@ -242,6 +242,8 @@ struct TaskStorage: Sendable {
     var cachePlan: CachePlan?
     /// The `URLProtocol` that answers the task instead of the network, chosen when it was resumed.
     var protocolRoute: ProtocolRoute?
+    /// The task-is-waiting-for-connectivity hook was called for this task.
+    var announcedWaiting = false
     /// The download task a data task became (its transfer continues there).
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).
