@@ -34,6 +34,7 @@ extension Transfer {
         let isHTTPS = scheme == "https" || scheme == "https+unix"
         let installsTrustHook = trustContext != nil && isHTTPS
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
+            && request.httpBodyStream == nil
             && machine.credential == nil && !installsTrustHook
         let options = try transferOptions(fieldNames: fieldNames, connection: connection, isHTTPS: isHTTPS,
                                           socketPath: socketRoute?.socketPath,
@@ -159,7 +160,7 @@ extension Transfer {
     }
 
     private func configureMethodAndBody(method: String) throws {
-        let source: (any BodySource)? = task.bodySource ?? request.httpBody.map { DataBodySource($0) }
+        let source = requestBodySource
         if method == "HEAD" {
             afc_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
             return

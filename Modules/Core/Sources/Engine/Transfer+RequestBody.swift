@@ -9,6 +9,22 @@ import AFProtocols
 /// The request body: read from the task's body source as libcurl asks, paused while the source waits,
 /// and re-read from a new stream when libcurl rewinds (a retry after a redirect or challenge).
 extension Transfer {
+    /// What the request sends: the task's body source, else the request's `httpBody`, else its
+    /// `httpBodyStream` (chunked unless the request names a `Content-Length`). That stream can be read
+    /// once: a retry that must send the body again (a 307, a challenge) asks the
+    /// `taskNeedNewBodyStream` hook, and without one fails with -1021 `requestBodyStreamExhausted`, as
+    /// on Apple platforms.
+    var requestBodySource: (any BodySource)? {
+        if let source = task.bodySource { return source }
+        if let data = request.httpBody { return DataBodySource(data) }
+        guard let stream = request.httpBodyStream else { return nil }
+        if requestStreamSource == nil {
+            let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+            requestStreamSource = OneShotStreamSource(StreamBox(stream: stream), contentLength: length)
+        }
+        return requestStreamSource
+    }
+
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         confinement.assertOnOwner("libcurl's read callback")
         if task.isCancelRequested { return afc_readfunc_abort }
@@ -35,7 +51,7 @@ extension Transfer {
             let box = StreamBox(stream: stream)
             replacement = InputStreamBodySource(contentLength: nil) { box.stream }
         }
-        guard let source = replacement ?? task.bodySource ?? request.httpBody.map({ DataBodySource($0) }) else {
+        guard let source = replacement ?? requestBodySource else {
             return afc_seekfunc_fail
         }
         do {
@@ -59,9 +75,30 @@ extension Transfer {
     }
 }
 
-/// Hands a stream from the hook to a one-pass body source.
-private struct StreamBox: @unchecked Sendable {
-    // @unchecked Sendable: the stream is created by the hook for this one rewind and read only by the
-    // engine thread.
+/// Hands a stream (the hook's, or the request's own) to a one-pass body source.
+struct StreamBox: @unchecked Sendable {
+    // @unchecked Sendable: the stream is handed over for one pass and read only by the engine thread.
     let stream: InputStream
+}
+
+/// The request's own `httpBodyStream`: its first reader gets it; a second pass has nothing to read.
+final class OneShotStreamSource: BodySource {
+    let contentLength: Int64?
+    private let stream: Protected<StreamBox?>
+
+    init(_ stream: StreamBox, contentLength: Int64?) {
+        self.stream = Protected(stream)
+        self.contentLength = contentLength
+    }
+
+    func makeReader() throws -> any BodyReader {
+        guard let box = stream.withLock({ stream -> StreamBox? in
+            defer { stream = nil }
+            return stream
+        }) else {
+            throw InputStreamBodySourceError.streamFailed(
+                "The request's httpBodyStream was sent already; taskNeedNewBodyStream can supply another.")
+        }
+        return try InputStreamBodySource(contentLength: contentLength) { box.stream }.makeReader()
+    }
 }

@@ -30,6 +30,8 @@ final class Transfer {
     var request: URLRequest
     var headerList: UnsafeMutablePointer<curl_slist>?
     var reader: (any BodyReader)?
+    /// The request's `httpBodyStream` as a one-pass source, once asked for (see `requestBodySource`).
+    var requestStreamSource: (any BodySource)?
     /// A redirect response is waiting for the redirect hook: its body is held, not delivered.
     private(set) var holdsRedirect = false
     private var heldRedirectBody = Data()
