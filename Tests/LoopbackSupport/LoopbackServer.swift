@@ -9,6 +9,10 @@ package final class LoopbackServer: Sendable {
     private let stopped = Protected(false)
     private let connections = Protected<Set<Int32>>([])
     private let accepted = Protected(0)
+    private let flakyCounts = Protected<[String: Int]>([:])
+
+    /// How many requests `/flaky/<key>/...` received for `key`.
+    package func requestCount(flaky key: String) -> Int { flakyCounts.withLock { $0[key] ?? 0 } }
 
     /// How many connections the server accepted so far (each client connection once, however many
     /// requests it carried).
@@ -243,6 +247,24 @@ package final class LoopbackServer: Sendable {
             return reply(client, headers: headers)
         case "cookie":
             return reply(client, headers: [("Set-Cookie", "session=abc; Path=/"), ("Content-Type", "text/plain")])
+        case "flaky":
+            // /flaky/<key>/<failures>[?retry-after=<value>]: 503 for the first <failures> requests of <key>,
+            // then 200; the body names the attempt and the X-Attempt header the client sent.
+            let key = segments.count > 1 ? segments[1] : ""
+            let failures = segments.count > 2 ? Int(segments[2]) ?? 0 : 0
+            let count = flakyCounts.withLock { counts -> Int in
+                counts[key, default: 0] += 1
+                return counts[key]!
+            }
+            let body = Data("attempt \(count) \(request.headers["x-attempt"] ?? "-")".utf8)
+            if count <= failures {
+                var headers = [("Content-Type", "text/plain")]
+                if let query = parts.dropFirst().first, query.hasPrefix("retry-after=") {
+                    headers.append(("Retry-After", String(query.dropFirst(12)).removingPercentEncoding ?? ""))
+                }
+                return reply(client, status: 503, headers: headers, body: body)
+            }
+            return reply(client, headers: [("Content-Type", "text/plain")], body: body)
         case "auth":
             if request.headers["authorization"] == "Basic dXNlcjpwYXNzd2Q=" {
                 return reply(client, headers: [("Content-Type", "text/plain")], body: Data("authenticated".utf8))

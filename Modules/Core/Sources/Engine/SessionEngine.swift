@@ -24,6 +24,7 @@ final class SessionEngine: @unchecked Sendable {
         case invalidate(cancelingTasks: Bool)
         case protocolEvent(ProtocolClientBridge, ProtocolEvent)
         case connectivityChanged
+        case finished(FinishedTransfer)
     }
 
     /// What a sender has to do after queueing a command.
@@ -111,6 +112,10 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     func sendConnectivityChanged() { send(.connectivityChanged) }
+
+    /// Reports `finished` from the engine thread with the next batch (a task whose interceptor declined
+    /// to retry it). False when the engine has stopped.
+    func deliverFinished(_ finished: FinishedTransfer) -> Bool { send(.finished(finished)) }
 
     @discardableResult
     private func send(_ command: Command) -> Bool {
@@ -240,6 +245,8 @@ final class SessionEngine: @unchecked Sendable {
             }
         case .connectivityChanged:
             connectivityChanged()
+        case .finished(let finished):
+            finishedTransfers.append(finished)
         case .protocolEvent(let bridge, let event):
             handleProtocolEvent(event, from: bridge)
         }

@@ -20,30 +20,42 @@ public struct LeanSession: Sendable {
     let manager: URLSessionManager
 
     /// Performs `request` and returns the body and the response.
-    /// - Throws: `URLError` (the transport's), ``InvalidRequestError`` for a request that cannot be sent.
-    public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let outcome = try await perform(request, source: nil, download: false)
+    ///
+    /// `interceptor` (default: the session's ``URLSessionManager/Settings/interceptor``) adapts each
+    /// attempt and decides retries; the last attempt's outcome is returned.
+    /// - Throws: `URLError` (the transport's), ``InvalidRequestError`` for a request that cannot be sent,
+    ///   or what the interceptor throws or fails with.
+    public func data(for request: URLRequest, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (Data, HTTPURLResponse) {
+        let outcome = try await attempts(request, interceptor) { try await perform($0, source: nil, download: false) }
         return (outcome.data ?? Data(), try response(of: outcome))
     }
 
     /// Sends `bodyData` with `request` (POST unless the request names another method) and returns the
-    /// response body and the response.
-    public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
-        let outcome = try await perform(request, source: DataBodySource(bodyData), download: false)
+    /// response body and the response. `interceptor` as for ``data(for:interceptor:)``.
+    public func upload(for request: URLRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> (Data, HTTPURLResponse) {
+        let source = DataBodySource(bodyData)
+        let outcome = try await attempts(request, interceptor) { try await perform($0, source: source, download: false) }
         return (outcome.data ?? Data(), try response(of: outcome))
     }
 
-    /// Sends the file at `fileURL` with `request`, read in bounded chunks.
-    /// - Throws: the file's error when it cannot be opened, else as ``data(for:)``.
-    public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
-        let outcome = try await perform(request, source: try FileBodySource(fileURL: fileURL), download: false)
+    /// Sends the file at `fileURL` with `request`, read in bounded chunks. `interceptor` as for
+    /// ``data(for:interceptor:)``.
+    /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)``.
+    public func upload(for request: URLRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> (Data, HTTPURLResponse) {
+        let source = try FileBodySource(fileURL: fileURL)
+        let outcome = try await attempts(request, interceptor) { try await perform($0, source: source, download: false) }
         return (outcome.data ?? Data(), try response(of: outcome))
     }
 
     /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
-    /// URL and the response. The file is the caller's: move or remove it.
-    public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-        let outcome = try await perform(request, source: nil, download: true)
+    /// URL and the response. The file is the caller's: move or remove it. `interceptor` as for
+    /// ``data(for:interceptor:)`` (a failed attempt's file is removed).
+    public func download(for request: URLRequest, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (URL, HTTPURLResponse) {
+        let outcome = try await attempts(request, interceptor) { try await perform($0, source: nil, download: true) }
         guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: request.url) }
         return (file, try response(of: outcome))
     }
@@ -86,7 +98,7 @@ public struct LeanSession: Sendable {
         return response
     }
 
-    private struct Outcome: Sendable {
+    struct Outcome: Sendable {
         let task: SessionTask
         let data: Data?
         let temporaryFile: URL?

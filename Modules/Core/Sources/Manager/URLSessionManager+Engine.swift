@@ -15,16 +15,19 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             return
         }
         delegate.engine = engine
-        prepareToStart(task)
-        if !engine.start(task) {
-            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+        if let interceptor = task.interceptor ?? retrySettings.interceptor {
+            startAdapting(task, with: interceptor, engine: engine)
+            return
         }
+        startOnEngine(task, engine)
     }
 
     func pauseTask(_ task: SessionTask) { delegate(for: task)?.engine?.pause(task) }
     func unpauseTask(_ task: SessionTask) { delegate(for: task)?.engine?.unpause(task) }
 
     func cancelTask(_ task: SessionTask) {
+        // Waiting for its interceptor: nothing of it runs on the engine; the wait completes it.
+        if cancelRetryWait(of: task) { return }
         if let engine = delegate(for: task)?.engine {
             engine.cancel(task)
         }
@@ -168,6 +171,9 @@ extension URLSessionManager: TaskControlling, EngineEvents {
             transfers.removeAll { $0.task.leanDelivery != nil }
             if transfers.isEmpty { return }
         }
+        let sessionInterceptor = retrySettings.interceptor
+        transfers.removeAll { deferForRetry($0, sessionInterceptor: sessionInterceptor) }
+        if transfers.isEmpty { return }
         let hooks = currentHooks
         let (serializer, queue, group) = currentSettings
         let jobs = transfers.map { finished in

@@ -43,6 +43,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     private let configurationCopy: URLSessionConfiguration.Snapshot
     private let state = Protected(State())
     private let registry = Protected(Registry())
+    /// Tasks waiting for their interceptor (an adaptation, a retry decision, a delayed retry).
+    let retryWaits = Protected<[ObjectIdentifier: Task<Void, Never>]>([:])
     /// Where responses are serialized (concurrent, as AFNetworking's processing queue).
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing",
                                         attributes: .concurrent)
@@ -155,6 +157,17 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var waitsForConnectivity: Bool {
         get { setting(\.waitsForConnectivity) }
         set { set(\.waitsForConnectivity, to: newValue) }
+    }
+
+    /// ``Settings/interceptor``.
+    public var interceptor: (any RequestInterceptor)? {
+        get { setting(\.interceptor) }
+        set { set(\.interceptor, to: newValue) }
+    }
+
+    /// The session's interceptor and retry clock, in one read.
+    var retrySettings: (interceptor: (any RequestInterceptor)?, clock: any RetryClock) {
+        state.withLock { ($0.settings.interceptor, $0.settings.retryClock) }
     }
 
     /// ``Settings/completionQueue``.

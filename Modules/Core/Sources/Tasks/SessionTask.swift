@@ -91,6 +91,18 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
     }
 
+    /// Adapts this task's request and decides its retries, in place of the session's
+    /// ``URLSessionManager/interceptor``; nil (the default) uses the session's. Set it before ``resume()``.
+    /// A retried task keeps its identity: its completion runs once, after the last attempt; the
+    /// response and data hooks see every attempt.
+    public var interceptor: (any RequestInterceptor)? {
+        get { storage.withLock { $0.interceptor } }
+        set { storage.withLock { $0.interceptor = newValue } }
+    }
+
+    /// Which attempt the task is on: 1, then one more for each retry its interceptor asked for.
+    public var attempt: Int { storage.withLock { $0.attempt } }
+
     /// Bounds for this task's transfer, in place of the session's ``URLSessionManager/transferLimits``;
     /// nil (the default) uses the session's. Read when the transfer starts: set it before ``resume()``.
     public var transferLimits: TransferLimits? {
@@ -244,6 +256,10 @@ struct TaskStorage: Sendable {
     var protocolRoute: ProtocolRoute?
     /// The task-is-waiting-for-connectivity hook was called for this task.
     var announcedWaiting = false
+    var interceptor: (any RequestInterceptor)?
+    var attempt = 1
+    /// The interceptor already declined to retry the attempt that just ended: it completes.
+    var retryDeclined = false
     /// The download task a data task became (its transfer continues there).
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).
