@@ -3,6 +3,7 @@
 import AFNetworking
 import AFTestHarness
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct ReadmeExamplesTests {
@@ -97,5 +98,69 @@ import Testing
         let (cached, cachedResponse) = try await downloader.image(for: URLRequest(url: avatarURL))
         #expect(cached == image)
         #expect(cachedResponse == nil)
+    }
+}
+
+/// README's "Beyond AFNetworking: retries and authentication", against the fault server's flaky
+/// endpoint and httpbin's `/status` and `/bearer`.
+@Suite struct ReadmeRetryExamplesTests {
+    /// Records the waits instead of waiting.
+    final class RecordingClock: RetryClock {
+        private let recorded = Mutex<[Duration]>([])
+        var delays: [Duration] { recorded.withLock { $0 } }
+        func sleep(for delay: Duration) async throws { recorded.withLock { $0.append(delay) } }
+    }
+
+    struct Token: AuthenticationCredential {
+        var value: String
+        var expiry: Date
+        var requiresRefresh: Bool { expiry < Date().addingTimeInterval(60) }
+    }
+
+    struct TokenAuthenticator: Authenticator {
+        let signIn: @Sendable () async throws -> Token
+        func apply(_ token: Token, to request: inout URLRequest) {
+            request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ token: Token) async throws -> Token { try await signIn() }
+        func isRequest(_ request: URLRequest, authenticatedWith token: Token) -> Bool {
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token.value)"
+        }
+    }
+
+    @Test func retriesAndAuthentication() async throws {
+        let servers = try await IntegrationServers.shared()
+        let clock = RecordingClock()
+        let manager = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
+        manager.completionQueue = DispatchQueue(label: "readme.retry")
+        manager.updateSettings { $0.retryClock = clock }  // README waits in real time
+
+        // README: "manager.interceptor = RetryPolicy()": a 503 is sent three times, then is the answer.
+        manager.interceptor = RetryPolicy(randomUnit: { 0.5 })
+        let marker = "m=" + UUID().uuidString
+        await #expect(throws: (any Error).self) { _ = try await manager.get("status/503?" + marker) }
+        #expect(servers.requestCount(on: .httpbin, containing: marker) == 3)
+        #expect(clock.delays == [.milliseconds(500), .seconds(1)])
+
+        // README: "data(for:interceptor: RetryPolicy(retryLimit: 3))": the fault server fails twice.
+        let key = UUID().uuidString
+        let flaky = hostileURL(servers.faultServer.baseURL, "/hostile/flaky", ["key": key, "failures": "2", "retry-after": "2"])
+        let (data, response) = try await manager.session.data(for: URLRequest(url: flaky),
+                                                              interceptor: RetryPolicy(retryLimit: 3, randomUnit: { 0.5 }))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "attempt 3")
+        #expect(clock.delays.suffix(2) == [.seconds(2), .seconds(2)])  // Retry-After beats 0.5 s and 1 s
+
+        // README: "A bearer token on every request": an expiring token is refreshed before sending.
+        let signIns = Mutex(0)
+        let authenticator = TokenAuthenticator(signIn: {
+            signIns.withLock { $0 += 1 }
+            return Token(value: "fresh", expiry: Date().addingTimeInterval(3600))
+        })
+        manager.interceptor = AuthenticationInterceptor(authenticator: authenticator,
+                                                        credential: Token(value: "old", expiry: Date()))
+        let (_, bearer) = try await manager.get("bearer")
+        #expect((bearer as? ParameterValue)?["token"] == "fresh")
+        #expect(signIns.withLock { $0 } == 1)
     }
 }

@@ -40,6 +40,8 @@ import urllib.parse
 import zlib
 
 DROP_PROMISED = 100_000
+# Requests per key seen by /hostile/flaky (the retry tests count attempts with it).
+FLAKY_COUNTS = {}
 DROP_SENT = 40_000
 READ_CHUNK = 256 * 1024
 
@@ -103,6 +105,23 @@ async def hostile(path, query, method, headers, reader, writer):
             await asyncio.sleep(interval)
             writer.write(b"x")
             await writer.drain()
+    elif path == "/hostile/flaky":
+        # 503 (with `retry-after` as Retry-After when given) for the first `failures` requests of `key`,
+        # then 200; the body is the attempt number. /hostile/flaky-count?key= tells the count.
+        key = arg("key", "")
+        FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
+        count = FLAKY_COUNTS[key]
+        body = f"attempt {count}".encode()
+        if count <= int(arg("failures", "0")):
+            extra = [("Retry-After", arg("retry-after"))] if arg("retry-after") else []
+            writer.write(response_head(503, "Service Unavailable", extra + [
+                ("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
+        else:
+            writer.write(response_head(200, "OK", [
+                ("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
+    elif path == "/hostile/flaky-count":
+        body = str(FLAKY_COUNTS.get(arg("key", ""), 0)).encode()
+        writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
     elif path == "/hostile/range-liar":
         size = int(arg("size", "100"))
         writer.write(response_head(206, "Partial Content", [

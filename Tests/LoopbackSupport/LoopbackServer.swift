@@ -265,6 +265,13 @@ package final class LoopbackServer: Sendable {
                 return reply(client, status: 503, headers: headers, body: body)
             }
             return reply(client, headers: [("Content-Type", "text/plain")], body: body)
+        case "bearer":
+            // /bearer/<token>: 200 for `Authorization: Bearer <token>`, else 401.
+            let token = segments.count > 1 ? segments[1] : ""
+            if request.headers["authorization"] == "Bearer \(token)" {
+                return reply(client, headers: [("Content-Type", "text/plain")], body: Data("welcome".utf8))
+            }
+            return reply(client, status: 401, headers: [("WWW-Authenticate", "Bearer")])
         case "auth":
             if request.headers["authorization"] == "Basic dXNlcjpwYXNzd2Q=" {
                 return reply(client, headers: [("Content-Type", "text/plain")], body: Data("authenticated".utf8))

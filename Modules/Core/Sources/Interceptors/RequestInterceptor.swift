@@ -59,6 +59,7 @@ public enum RetryDecision: Sendable, Equatable {
     /// End with this error instead.
     case fail(any Error)
 
+    /// Equal decisions: the same case, the same delay, or errors equal as `NSError`s (domain and code).
     public static func == (left: RetryDecision, right: RetryDecision) -> Bool {
         switch (left, right) {
         case (.retry, .retry), (.doNotRetry, .doNotRetry): return true

@@ -69,7 +69,7 @@ public struct LeanSession: Sendable {
     /// is not bounded by ``TransferLimits/maximumBodySize`` (nothing is held). Authentication challenges
     /// are not answered on this path: a 401 is the response.
     ///
-    /// - Throws: the transfer's error when it fails before the head (URLError codes as ``data(for:)``);
+    /// - Throws: the transfer's error when it fails before the head (URLError codes as ``data(for:interceptor:)``);
     ///   `CancellationError`-like -999 when the calling task is cancelled. Errors after the head are
     ///   thrown by the sequence's `next()`. Dropping the sequence, or cancelling the reading task, cancels
     ///   the transfer.
