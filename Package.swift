@@ -24,6 +24,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Scripts/docs: `swift package generate-documentation` for the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Observability for server-side Swift (issue 18): each is a thin API, free until a backend is set.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
     ],
     targets: [
         // MARK: The protocol module
@@ -34,7 +38,12 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Core/CCurlShim",
                 linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        .target(name: "AFCore", dependencies: ["AFProtocols", "CCurlShim"], path: "Modules/Core/Sources"),
+        .target(name: "AFCore", dependencies: [
+            "AFProtocols", "CCurlShim",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ], path: "Modules/Core/Sources"),
 
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
@@ -83,7 +92,12 @@ let package = Package(
         // MARK: Unit tests, one target per module
         .testTarget(name: "AFProtocolsTests", dependencies: ["AFProtocols"], path: "Tests/ProtocolsTests"),
         .target(name: "LoopbackSupport", dependencies: ["AFProtocols"], path: "Tests/LoopbackSupport"),
-        .testTarget(name: "AFCoreTests", dependencies: ["AFCore", "AFProtocols", "LoopbackSupport"], path: "Tests/CoreTests"),
+        .testTarget(name: "AFCoreTests", dependencies: [
+            "AFCore", "AFProtocols", "LoopbackSupport",
+            .product(name: "InMemoryLogging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ], path: "Tests/CoreTests"),
         .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "LoopbackSupport"],
                     path: "Tests/OperationsTests"),
         .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization", "AFCore"],
@@ -103,8 +117,13 @@ let package = Package(
 
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),
-        .testTarget(name: "IntegrationTests", dependencies: ["AFTestHarness", "AFNetworking", "LoopbackSupport"],
-                    path: "Integration/Tests"),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "AFTestHarness", "AFNetworking", "LoopbackSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ], path: "Integration/Tests"),
         // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
         .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),
         // Runs reachability managers inside a network namespace for IntegrationTests (a namespace is

@@ -3,7 +3,12 @@
 import AFNetworking
 import AFTestHarness
 import Foundation
+import InMemoryLogging
+import InMemoryTracing
+import Logging
+import MetricsTestKit
 import Synchronization
+import Tracing
 import Testing
 
 @Suite struct ReadmeExamplesTests {
@@ -162,5 +167,42 @@ import Testing
         let (_, bearer) = try await manager.get("bearer")
         #expect((bearer as? ParameterValue)?["token"] == "fresh")
         #expect(signIns.withLock { $0 } == 1)
+    }
+}
+
+/// README's "Beyond AFNetworking: logs, metrics and traces", against httpbin, with the packages'
+/// in-memory backends.
+@Suite struct ReadmeObservabilityExamplesTests {
+    @Test func logsMetricsAndTraces() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
+        manager.completionQueue = DispatchQueue(label: "readme.observability")
+
+        // README: "var logger = Logger(label: "api") ... manager.logger = logger"
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "api", factory: { _ in handler })  // README: the process's handler
+        logger.logLevel = .debug
+        manager.logger = logger
+
+        // README: "manager.updateSettings { ... }"
+        let metricsFactory = TestMetrics()
+        let tracer = InMemoryTracer()
+        manager.updateSettings { settings in
+            settings.observability.metricsFactory = metricsFactory
+            settings.observability.tracer = tracer
+        }
+
+        let (_, object) = try await manager.get("headers", parameters: ["token": "secret"])
+        let sent = (object as? ParameterValue)?["headers"]
+        let lines = handler.entries
+        #expect(lines.map(\.message.description) == ["request", "response"])
+        #expect(lines[0].metadata["url"] == "\(servers.httpbin.url("/headers").absoluteString)?token=…")
+        #expect(lines[1].metadata["http.status"] == "200")
+        #expect(metricsFactory.counterTotal(label: "af_http_client_requests_total",
+                                            dimensions: [("method", "GET"), ("status_class", "2xx")]) == 1)
+        let span = try #require(tracer.finishedSpans.first { $0.operationName == "GET" })
+        #expect(span.kind == .client)
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(sent?["In-Memory-Span-Id"] == ParameterValue.string(span.spanID))
     }
 }

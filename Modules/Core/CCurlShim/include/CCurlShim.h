@@ -21,6 +21,9 @@ CURLcode afc_easy_setopt_write_function(CURL *handle, CURLoption option, curl_wr
 CURLcode afc_easy_setopt_read_function(CURL *handle, curl_read_callback value);
 CURLcode afc_easy_setopt_seek_function(CURL *handle, curl_seek_callback value);
 CURLcode afc_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value);
+/// Opens and closes `handle`'s sockets through callbacks that keep `*open_sockets` up to date (the
+/// engine's count of open connections, read on the engine thread, where libcurl calls them).
+void afc_easy_count_sockets(CURL *handle, long *open_sockets);
 
 // MARK: multi options
 CURLMcode afc_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
+import Metrics
 
 /// What the engine reports to the session that owns it. Every call arrives on the engine thread; the
 /// receiver must not block for long (the transfers of the session wait meanwhile).
@@ -35,6 +36,8 @@ protocol EngineEvents: AnyObject, Sendable {
                   newRequest: URLRequest) -> URLRequest?
     /// The server asked for HTTP authentication.
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
+    /// Where the engine's gauges (open connections, waiting tasks) go; nil when nothing records them.
+    var gaugeMetrics: (any MetricsFactory)? { get }
     /// The task could not reach its host while the network is down: it waits (called once per task).
     func transferIsWaitingForConnectivity(_ task: SessionTask)
     /// A response is about to be stored in the session's cache: return it (or another) to store, nil

@@ -31,6 +31,9 @@ struct HostAdmission {
     /// Whether any task waits (the engine then looks for hosts that turned out to multiplex).
     var hasWaiting: Bool { !waiting.isEmpty }
 
+    /// How many tasks wait for a connection.
+    var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.count } }
+
     /// The key a request counts against: `host:port` (the proxy's when one is set); nil for a request
     /// without a host (it fails in configuration, never waits).
     static func key(for request: URLRequest, proxy: String?) -> String? {
@@ -130,6 +133,8 @@ struct WaitingTasks {
     private var buckets: [Bucket] = []  // descending priority
 
     var isEmpty: Bool { buckets.isEmpty }
+
+    var count: Int { buckets.reduce(0) { $0 + $1.tasks.count - $1.head } }
 
     func contains(_ task: SessionTask) -> Bool {
         buckets.contains { bucket in bucket.tasks[bucket.head...].contains { $0 === task } }

@@ -62,6 +62,14 @@ final class SessionEngine: @unchecked Sendable {
     /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.
     var connectivityWaits: [ConnectivityWait] = []
     var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
+    /// Sockets libcurl has open for this engine (its connections), kept by the shim's socket callbacks.
+    let openSockets: UnsafeMutablePointer<Int> = {
+        let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        counter.initialize(to: 0)
+        return counter
+    }()
+    /// The gauges' last reported values (open connections, waiting tasks).
+    var reportedGauges = (connections: 0, waiting: 0)
     /// The reachability monitor whose notifications wake waiting tasks, while any wait.
     var observedMonitor: (any NetworkReachabilityMonitoring)?
     var connectivityObserver: (any NSObjectProtocol)?
@@ -86,6 +94,7 @@ final class SessionEngine: @unchecked Sendable {
     deinit {
         // An engine whose thread never started still holds its multi handle.
         if !inbox.withLock({ $0.threadStarted }) { curl_multi_cleanup(multi) }
+        openSockets.deallocate()
     }
 
     // MARK: Commands (any thread)
@@ -175,6 +184,7 @@ final class SessionEngine: @unchecked Sendable {
             reportFinishedTransfers()
             fireThrottleTimers()
             expireConnectivityWaits()
+            reportGauges()
             if admission.hasWaiting { admitToMultiplexingHosts() }
             if invalidating && transfersByTask.isEmpty && protocolLoads.isEmpty && connectivityWaits.isEmpty { continue }
 
@@ -317,7 +327,7 @@ final class SessionEngine: @unchecked Sendable {
         }
         confinement.assertOnOwner("starting a transfer")
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
-                                confinement: confinement)
+                                confinement: confinement, openSockets: openSockets)
         if task.bodySource != nil {
             // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
             // allocating this closure.

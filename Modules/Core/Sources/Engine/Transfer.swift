@@ -85,9 +85,14 @@ final class Transfer {
     var tooManyRedirects = false
     let startDate = Date()
 
+    /// The engine's count of open sockets, which this transfer's handle keeps up to date.
+    let openSockets: UnsafeMutablePointer<Int>
+
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
-         handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement) {
+         handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement,
+         openSockets: UnsafeMutablePointer<Int>) {
         self.confinement = confinement
+        self.openSockets = openSockets
         self.task = task
         self.events = events
         self.settings = settings

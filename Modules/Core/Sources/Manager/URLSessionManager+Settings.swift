@@ -1,4 +1,5 @@
 import AFProtocols
+import Logging
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -76,6 +77,10 @@ extension URLSessionManager {
         public var interceptor: (any RequestInterceptor)?
         /// How delayed retries wait. Default ``ContinuousRetryClock`` (real time); tests inject their own.
         public var retryClock: any RetryClock = ContinuousRetryClock()
+
+        /// Where requests report: swift-log, swift-metrics, swift-distributed-tracing. Default: nothing
+        /// unless a metrics or tracing backend is bootstrapped (see ``ObservabilitySettings``).
+        public var observability = ObservabilitySettings()
 
         private var storedMaximumRedirects = 16
 

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
+import Logging
 
 /// Creates and manages tasks on a session of its own (AFURLSessionManager), running them on a libcurl
 /// multi engine: one thread per session, connection reuse, HTTP/2, per-host limits, timeouts, redirects,
@@ -102,6 +103,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// (the configuration's `protocolClasses`, then `URLProtocol.registerClass`'s), else the cache.
     /// A streamed lean body always goes to the network.
     func prepareToStart(_ task: SessionTask) {
+        beginTelemetry(of: task)
         if task.leanDelivery?.stream == nil, let request = task.currentRequest ?? task.originalRequest,
            let route = configurationTemplate.protocols.route(request) {
             task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
@@ -157,6 +159,15 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var waitsForConnectivity: Bool {
         get { setting(\.waitsForConnectivity) }
         set { set(\.waitsForConnectivity, to: newValue) }
+    }
+
+    /// Where the session's requests report, in one read.
+    var observabilitySettings: ObservabilitySettings { state.withLock { $0.settings.observability } }
+
+    /// The session's logger (``ObservabilitySettings/logger``).
+    public var logger: Logger {
+        get { state.withLock { $0.settings.observability.logger } }
+        set { state.withLock { $0.settings.observability.logger = newValue } }
     }
 
     /// ``Settings/interceptor``.

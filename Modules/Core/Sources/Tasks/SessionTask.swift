@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
+import Logging
 
 /// One transfer a ``URLSessionManager`` runs: the Linux counterpart of `URLSessionTask`, driven by the
 /// session's libcurl engine. Tasks are created suspended; ``resume()`` starts them.
@@ -98,6 +99,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     public var interceptor: (any RequestInterceptor)? {
         get { storage.withLock { $0.interceptor } }
         set { storage.withLock { $0.interceptor = newValue } }
+    }
+
+    /// The logger of this task's request and response lines, in place of the session's
+    /// ``URLSessionManager/logger``; nil (the default) uses the session's. Set it before ``resume()``.
+    public var logger: Logger? {
+        get { storage.withLock { $0.logger } }
+        set { storage.withLock { $0.logger = newValue } }
     }
 
     /// Which attempt the task is on: 1, then one more for each retry its interceptor asked for.
@@ -257,6 +265,9 @@ struct TaskStorage: Sendable {
     /// The task-is-waiting-for-connectivity hook was called for this task.
     var announcedWaiting = false
     var interceptor: (any RequestInterceptor)?
+    var logger: Logger?
+    /// The current attempt's logs, metrics and span (nil when nothing listens).
+    var telemetry: RequestTelemetry?
     var attempt = 1
     /// The interceptor already declined to retry the attempt that just ended: it completes.
     var retryDeclined = false
