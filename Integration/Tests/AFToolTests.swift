@@ -48,6 +48,66 @@ import Testing
         #expect(servers.requestCount(on: .httpbin, containing: marker) == 2)
     }
 
+    @Test func retryRetriesWithBackoffAndShowsTheServersReasonPhrase() async throws {
+        let servers = try await IntegrationServers.shared()
+        let key = UUID().uuidString
+        let flaky = hostileURL(servers.faultServer.baseURL, "/hostile/flaky",
+                               ["key": key, "failures": "2", "reason": "Come Back Later"]).absoluteString
+        let retried = try await af(["get", flaky, "--retry", "3"])
+        #expect(retried.exitCode == 0)
+        #expect(text(retried.stdout) == "attempt 3\n")
+        let notices = text(retried.stderr).split(separator: "\n").map(String.init)
+        #expect(notices.count == 2)
+        #expect(notices.first?.hasPrefix("af: attempt 1 failed (HTTP 503); retrying in 0.") == true)
+        #expect(notices.last?.hasPrefix("af: attempt 2 failed (HTTP 503); retrying in ") == true)
+
+        // Without --retry: the first answer, with the server's own reason phrase.
+        let once = try await af(["get", hostileURL(servers.faultServer.baseURL, "/hostile/flaky",
+                                                    ["key": key + "-once", "failures": "1", "reason": "Come Back Later"]).absoluteString, "-i"])
+        #expect(once.exitCode == 3)
+        #expect(text(once.stdout).hasPrefix("HTTP/1.1 503 Come Back Later\n"))
+    }
+
+    @Test func printChoosesTheRequestAndResponseParts() async throws {
+        let servers = try await IntegrationServers.shared()
+        let url = servers.httpbin.url("/post")
+        let all = try await af(["post", url.absoluteString, "name=Ana", "--print", "HBhb"])
+        #expect(all.exitCode == 0)
+        let output = text(all.stdout)
+        #expect(output.hasPrefix("POST /post HTTP/1.1\n"))
+        #expect(output.contains("\nContent-Type: application/json\n"))
+        #expect(output.contains("\nHost: 127.0.0.1:\(servers.httpbin.port)\n"))
+        #expect(output.contains("\n\n{\"name\":\"Ana\"}\n\nHTTP/1.1 200 OK\n"))
+        #expect(output.contains("\"json\" : {\n    \"name\" : \"Ana\"\n  }"))
+        #expect(!output.contains("\u{1B}["))
+
+        let headOnly = try await af(["get", servers.httpbin.url("/get").absoluteString, "-p", "h"])
+        #expect(text(headOnly.stdout).hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(!text(headOnly.stdout).contains("\"url\""))
+        #expect(try await af(["get", url.absoluteString, "--print", "x"]).exitCode == 64)
+    }
+
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() async throws {
+        let servers = try await IntegrationServers.shared()
+        let json = servers.httpbin.url("/json").absoluteString
+        // `swift test` runs tests with NO_COLOR=1: af is run without it, except where the test sets it.
+        func onTerminal(_ command: String) async throws -> String {
+            text(try await ExternalCommand.run("/usr/bin/script", ["-qec", "env -u NO_COLOR " + command, "/dev/null"]).stdout)
+        }
+        let screen = try await onTerminal("\(Self.executable) get \(json) -i")
+        #expect(screen.contains("\u{1B}[2mHTTP/1.1\u{1B}[0m \u{1B}[1m\u{1B}[32m200 OK\u{1B}[0m"))
+        #expect(screen.contains("\u{1B}[36mContent-Type\u{1B}[0m: application/json"))
+        #expect(screen.contains("\u{1B}[1m\u{1B}[34m\"slideshow\"\u{1B}[0m : {"))
+        #expect(screen.contains("\u{1B}[32m\"Sample Slide Show\"\u{1B}[0m"))
+        let xml = try await onTerminal("\(Self.executable) get \(servers.httpbin.url("/xml").absoluteString)")
+        #expect(xml.contains("\u{1B}[34m<slideshow\u{1B}[0m \u{1B}[36mtitle\u{1B}[0m=\u{1B}[32m\"Sample Slide Show\"\u{1B}[0m"))
+        #expect(xml.contains("\u{1B}[34m</slideshow\u{1B}[0m\u{1B}[34m>\u{1B}[0m"))
+        let noColor = try await onTerminal("NO_COLOR=1 \(Self.executable) get \(json) -i")
+        #expect(noColor.contains("HTTP/1.1 200 OK"))
+        #expect(!noColor.contains("\u{1B}["))
+        #expect(!text(try await af(["get", json, "-i"]).stdout).contains("\u{1B}["))
+    }
+
     @Test func formAndJSONBodies() async throws {
         let servers = try await IntegrationServers.shared()
         let url = servers.httpbin.url("/post").absoluteString
@@ -285,7 +345,7 @@ import Testing
         let url = servers.nginx.httpsURL("/files/1k.bin", scenario: .valid).absoluteString
         let root = servers.certificates.rootCA.pem.path
         let http11 = try await af(["head", url, "--cacert", root, "--http1.1"])
-        #expect(text(http11.stdout).hasPrefix("HTTP/1.1 200 no error\n"))
+        #expect(text(http11.stdout).hasPrefix("HTTP/1.1 200 OK\n"))  // the server's own reason phrase
         let automatic = try await af(["head", url, "--cacert", root])
         #expect(text(automatic.stdout).hasPrefix("HTTP/2 200 no error\n"))
         #expect(try await af(["head", url, "--http2", "--http1.1"]).exitCode == 64)

@@ -106,15 +106,15 @@ async def hostile(path, query, method, headers, reader, writer):
             writer.write(b"x")
             await writer.drain()
     elif path == "/hostile/flaky":
-        # 503 (with `retry-after` as Retry-After when given) for the first `failures` requests of `key`,
-        # then 200; the body is the attempt number. /hostile/flaky-count?key= tells the count.
+        # 503 (with `retry-after` as Retry-After and `reason` as the reason phrase, when given) for the
+        # first `failures` requests of `key`, then 200; the body is the attempt number. /hostile/flaky-count?key= tells the count.
         key = arg("key", "")
         FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
         count = FLAKY_COUNTS[key]
         body = f"attempt {count}".encode()
         if count <= int(arg("failures", "0")):
             extra = [("Retry-After", arg("retry-after"))] if arg("retry-after") else []
-            writer.write(response_head(503, "Service Unavailable", extra + [
+            writer.write(response_head(503, arg("reason", "Service Unavailable"), extra + [
                 ("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
         else:
             writer.write(response_head(200, "OK", [

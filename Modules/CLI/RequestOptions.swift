@@ -17,6 +17,10 @@ struct RequestOptions: ParsableArguments {
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and response headers.")
     var headers = false
+    @Option(name: [.customShort("p"), .customLong("print")], help: ArgumentHelp(
+        "What to print: H request headers, B request body, h response headers, b response body (default b, hb with -i).",
+        valueName: "HBhb"))
+    var printedParts: String?
     @Flag(name: .long, help: "Print the body exactly as received.")
     var raw = false
     @Option(name: .long, help: "Evaluate an XPath expression on an XML response and print the result.")
@@ -41,6 +45,10 @@ struct RequestOptions: ParsableArguments {
     var maxRedirects: Int?
     @Option(name: .long, help: "Basic authentication as user:password.")
     var user: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Retry a failed request up to this many times: timeouts, lost connections, 408 and 5xx, with backoff and the server's Retry-After.",
+        valueName: "count"))
+    var retry: Int?
     @Option(name: .long, help: "Fail when the whole request (waiting included) takes longer than this many seconds.")
     var maxTime: Double?
     @Flag(name: .long, help: "When the network is down, wait for it (up to --max-time) instead of failing.")
@@ -56,11 +64,23 @@ struct RequestOptions: ParsableArguments {
         if [json, form, multipart].filter({ $0 }).count > 1 {
             throw ValidationError("Choose one of --json, --form and --multipart.")
         }
+        if let printedParts, printedParts.isEmpty || !printedParts.allSatisfy({ "HBhb".contains($0) }) {
+            throw ValidationError("--print takes letters from HBhb: H request headers, B request body, h response headers, b response body.")
+        }
         if http2 && http11 { throw ValidationError("Choose one of --http2 and --http1.1.") }
         if `continue` && download == nil { throw ValidationError("--continue needs --download PATH.") }
         if let user, !user.contains(":") { throw ValidationError("--user takes user:password.") }
         for item in items {
             do { _ = try RequestItem(parsing: item) } catch { throw ValidationError("\(error)") }
         }
+    }
+}
+
+extension RequestOptions {
+    /// What to print for `method`: `--print`'s letters, else the body (and the response head with -i,
+    /// or for HEAD).
+    func parts(for method: String) -> Set<Character> {
+        if let printedParts { return Set(printedParts) }
+        return headers || method == "HEAD" ? ["h", "b"] : ["b"]
     }
 }

@@ -35,6 +35,11 @@ struct RequestRunner {
 
         let prepared = try prepare(url: url, items: items)
         if options.verbose { Self.printRequest(prepared.request) }
+        let parts = options.parts(for: method)
+        let style = options.raw ? nil : TerminalStyle.forStandardOutput()
+        if parts.contains("H") || parts.contains("B") {
+            SentRequestPrinter(style: style).print(prepared, headers: parts.contains("H"), body: parts.contains("B"))
+        }
         // A spinner on stderr (terminals only) once the request has run longer than the activation delay.
         let activity = NetworkActivityIndicatorManager.shared
         TerminalActivityIndicator.standardError.attach(to: activity)
@@ -48,11 +53,11 @@ struct RequestRunner {
             throw ExitStatus.forFailure(error)
         }
         guard let response = outcome.response as? HTTPURLResponse else { throw ExitCode.failure }
-        let printer = ResponsePrinter(raw: options.raw, xpath: options.xpath, decode: options.decode)
-        if options.headers || method == "HEAD" {
-            printer.printHead(response, protocolName: outcome.metrics?.networkProtocolName)
+        let printer = ResponsePrinter(raw: options.raw, xpath: options.xpath, decode: options.decode, style: style)
+        if parts.contains("h") {
+            printer.printHead(response, protocolName: outcome.metrics?.networkProtocolName, reason: outcome.reasonPhrase)
         }
-        if method != "HEAD" { try printer.printBody(outcome.data ?? Data(), response: response) }
+        if parts.contains("b") && method != "HEAD" { try printer.printBody(outcome.data ?? Data(), response: response) }
         if response.statusCode >= 400 { throw ExitStatus.httpError }
     }
 
@@ -80,6 +85,9 @@ struct RequestRunner {
         if options.http2 { manager.httpVersion = .http2 }
         if let policy = try options.tls.securityPolicy(for: host) { try manager.setSecurityPolicy(policy) }
         manager.clientIdentity = try options.tls.clientIdentity()
+        if let retries = options.retry, retries > 0 {
+            manager.interceptor = AnnouncedRetries(policy: RetryPolicy(retryLimit: retries))
+        }
         if options.waitForNetwork {
             manager.reachabilityManager = NetworkReachabilityManager.shared
             manager.waitsForConnectivity = true
@@ -153,6 +161,7 @@ struct RequestRunner {
         var data: Data?
         var error: (any Error)?
         var metrics: SessionTaskMetrics?
+        var reasonPhrase: String?
     }
 
     static func perform(_ prepared: PreparedRequest, on manager: URLSessionManager) async -> Outcome {
@@ -160,7 +169,8 @@ struct RequestRunner {
             let taskBox = TaskBox()
             let completion: @Sendable (URLResponse?, (any Sendable)?, (any Error)?) -> Void = { response, object, error in
                 continuation.resume(returning: Outcome(response: response, data: object as? Data, error: error,
-                                                       metrics: taskBox.task?.metrics))
+                                                       metrics: taskBox.task?.metrics,
+                                                       reasonPhrase: taskBox.task?.statusReasonPhrase))
             }
             let task: SessionTask
             if let body = prepared.body {
@@ -215,5 +225,26 @@ struct TimingReport {
 
             """
         FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// `--retry`: the retry policy, saying on stderr what it retries and when (as curl --retry does).
+struct AnnouncedRetries: RequestInterceptor {
+    let policy: RetryPolicy
+
+    func retry(_ request: URLRequest, after failure: AttemptFailure, attempt: Int) async -> RetryDecision {
+        let decision = await policy.retry(request, after: failure, attempt: attempt)
+        let cause = failure.response.map { "HTTP \($0.statusCode)" } ?? failure.error.map { RequestRunner.describe($0) } ?? "failure"
+        switch decision {
+        case .retry:
+            FileHandle.standardError.write(Data("af: attempt \(attempt) failed (\(cause)); retrying\n".utf8))
+        case .retryAfter(let delay):
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            FileHandle.standardError.write(Data(
+                "af: attempt \(attempt) failed (\(cause)); retrying in \(String(format: "%.1f", seconds)) s\n".utf8))
+        case .doNotRetry, .fail:
+            break
+        }
+        return decision
     }
 }

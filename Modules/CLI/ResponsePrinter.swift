@@ -8,12 +8,19 @@ struct ResponsePrinter {
     let raw: Bool
     let xpath: String?
     let decode: Bool
+    /// Colours on a terminal (nil: plain text).
+    var style: TerminalStyle? = nil
 
-    func printHead(_ response: HTTPURLResponse, protocolName: String?) {
+    /// The status line (with the server's own reason phrase when it sent one) and the headers.
+    func printHead(_ response: HTTPURLResponse, protocolName: String?, reason: String? = nil) {
         let version = protocolName == "h2" ? "HTTP/2" : (protocolName ?? "http/1.1").uppercased()
-        var lines = ["\(version) \(response.statusCode) \(HTTPStatusReasonPhrase.phrase(for: response.statusCode))"]
+        let phrase = reason ?? HTTPStatusReasonPhrase.phrase(for: response.statusCode)
+        var lines = [style?.statusLine(version: version, status: response.statusCode, reason: phrase)
+            ?? "\(version) \(response.statusCode) \(phrase)"]
         let headers = response.allHeaderFields.compactMap { key, value in (key as? String).map { ($0, "\(value)") } }
-        for (name, value) in headers.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) { lines.append("\(name): \(value)") }
+        for (name, value) in headers.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            lines.append(style?.header(name: name, value: value) ?? "\(name): \(value)")
+        }
         write(lines.joined(separator: "\n") + "\n\n")
     }
 
@@ -36,11 +43,13 @@ struct ResponsePrinter {
         if Self.isJSON(mimeType), !data.isEmpty,
            let value = JSONResponseSerializer(readingOptions: .fragmentsAllowed).responseObject(for: response, data: data).object
                as? ParameterValue {
-            write((decode ? Self.tree(value) : try Self.prettyJSON(value)) + "\n")
+            let text = decode ? Self.tree(value) : try Self.prettyJSON(value)
+            write((decode ? text : style?.json(text) ?? text) + "\n")
             return
         }
         if Self.isXML(mimeType), let document = try? XMLTreeDocument(data: data, options: XMLParsingOptions(keepsBlankText: false)) {
-            write(document.xmlString(prettyPrinted: true) + "\n")
+            let text = document.xmlString(prettyPrinted: true)
+            write((style?.xml(text) ?? text) + "\n")
             return
         }
         if let text = String(data: data, encoding: .utf8), Self.isText(mimeType) || !data.contains(0) {

@@ -261,6 +261,30 @@ struct HTTPCacheRulesTests {
         #expect(cache.lookUp(URLRequest(url: URL(string: "http://127.0.0.1:8080/search?q=b")!))?.data == Data("b".utf8))
     }
 
+    @Test func aMemoryOnlyCacheDoesNotAnswerFromTheDefaultDiskDirectory() {
+        // Foundation's default directory, which a memory-only URLCache (ephemeral's) still reads.
+        let disk = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: nil),
+                                 sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        let memoryOnly = ResponseCache(storage: URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil),
+                                       sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:1/isolation-\(UUID().uuidString)")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil,
+                                       headerFields: ["Cache-Control": "max-age=60"])!
+        let entry = disk.entry(for: request, response: response, data: Data("disk".utf8), requestTime: origin,
+                               responseTime: origin)!
+        disk.store(entry.cachedURLResponse(), for: request)
+        disk.waitForWrites()
+        defer {
+            disk.remove(request.url!)
+            disk.waitForWrites()
+        }
+        #expect(disk.lookUp(request)?.data == Data("disk".utf8))
+        #expect(memoryOnly.lookUp(request) == nil)
+        memoryOnly.store(entry.cachedURLResponse(), for: request)
+        memoryOnly.waitForWrites()
+        #expect(memoryOnly.lookUp(request)?.data == Data("disk".utf8))
+    }
+
     @Test func theRequestsOwnPolicyWinsOverTheSessions() {
         let cache = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: nil),
                                   sessionPolicy: .returnCacheDataElseLoad, additionalHeaders: [])

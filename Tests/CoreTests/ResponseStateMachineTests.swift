@@ -59,6 +59,15 @@ struct ResponseStateMachineTests {
         #expect(machine.lastHead === final)
     }
 
+    @Test func theReasonPhraseIsKeptAsSent() throws {
+        var machine = machine()
+        _ = head(&machine, "HTTP/1.1 503 Come Back  Later")
+        #expect(machine.finalHead?.reasonPhrase == "Come Back  Later")
+        var bare = self.machine()
+        _ = head(&bare, "HTTP/2 200")
+        #expect(bare.finalHead?.reasonPhrase == "")
+    }
+
     @Test func informationalBlocksAreSkippedBut101EndsTheHead() throws {
         var machine = machine()
         #expect(feed(&machine, ["HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a>", ""])

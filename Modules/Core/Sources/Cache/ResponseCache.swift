@@ -35,6 +35,11 @@ final class ResponseCache: Sendable {
     /// Where the request's URL is kept in a stored entry: an entry answers only the URL it was stored
     /// for, whatever the `URLCache` (a subclass may file entries its own way).
     static let requestURLKey = "AFNetworking.cache.requestURL"
+    /// Where a memory-only `URLCache`'s entries are marked with the cache they were stored in.
+    /// Foundation's `URLCache` on Linux reads its default disk directory even when its disk capacity is
+    /// 0 (as `URLSessionConfiguration.ephemeral`'s is), which would let an ephemeral session see what
+    /// default sessions stored: a memory-only cache answers only with entries stored in it.
+    static let memoryCacheKey = "AFNetworking.cache.memoryCache"
 
     let storage: URLCache
     let sessionPolicy: URLRequest.CachePolicy
@@ -49,8 +54,13 @@ final class ResponseCache: Sendable {
     }
     private let counter = Protected(0)
 
+    /// This process's mark for `storage` when it keeps nothing on disk (see ``memoryCacheKey``).
+    private let memoryOnlyMark: String?
+
     init(storage: URLCache, sessionPolicy: URLRequest.CachePolicy, additionalHeaders: [(name: String, value: String)]) {
         self.storage = storage
+        memoryOnlyMark = storage.diskCapacity == 0
+            ? "\(getpid())-\(UInt(bitPattern: ObjectIdentifier(storage).hashValue))" : nil
         self.sessionPolicy = sessionPolicy
         self.additionalHeaders = additionalHeaders
     }
@@ -102,6 +112,7 @@ final class ResponseCache: Sendable {
         guard let cached else { return nil }
         let storedFor = cached.userInfo?[Self.requestURLKey] as? String ?? cached.response.url?.absoluteString
         guard storedFor == key else { return nil }
+        if let memoryOnly = memoryOnlyMark, cached.userInfo?[Self.memoryCacheKey] as? String != memoryOnly { return nil }
         return StoredResponse(cached)
     }
 
@@ -120,6 +131,7 @@ final class ResponseCache: Sendable {
         guard let url = request.url, cached.storagePolicy != .notAllowed else { return }
         var info = cached.userInfo ?? [:]
         info[Self.requestURLKey] = url.absoluteString
+        if let memoryOnlyMark { info[Self.memoryCacheKey] = memoryOnlyMark }
         let entry = CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
                                       storagePolicy: cached.storagePolicy)
         let slot = Self.storageRequest(for: request)

@@ -14,12 +14,15 @@ final class ResponseHead: Sendable {
     let url: URL
     let statusCode: Int
     let httpVersion: String
+    /// The status line's reason phrase as the server sent it ("" over HTTP/2, or when it sent none).
+    let reasonPhrase: String
     /// The block's header lines, each "Name: value" (trimmed) followed by a line feed.
     private let headerLines: [UInt8]
     private let built = Protected<HTTPURLResponse?>(nil)
 
-    init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8]) {
+    init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8], reasonPhrase: String = "") {
         self.url = url
+        self.reasonPhrase = reasonPhrase
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.headerLines = headerLines

@@ -91,6 +91,9 @@ struct ResponseStateMachine {
     // The header block being read.
     private(set) var statusCode = 0
     private var httpVersion = "HTTP/1.1"
+    /// The status line's reason phrase as sent (HTTP/1.x; HTTP/2 has none). Usually short enough to be
+    /// stored inline in the String, without an allocation.
+    private var reasonPhrase = ""
     /// The block's header lines, copied as they arrive ("Name: value\n"); ResponseHead parses them later.
     private var headerLines: [UInt8] = []
     /// The block's Set-Cookie values (stored for every block that is not informational).
@@ -195,6 +198,8 @@ struct ResponseStateMachine {
                 digits += 1
             }
             statusCode = code
+            while index < length, bytes[index] == 0x20 { index += 1 }
+            reasonPhrase = index < length ? String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<length]), as: UTF8.self) : ""
             return .proceed
         }
         guard let colon = bytes.firstIndex(of: 0x3A) else { return .proceed }
@@ -223,7 +228,8 @@ struct ResponseStateMachine {
     /// A header block ended (after ``HeaderLineAction/blockEnded``). `url`: where libcurl is (moved by
     /// the redirects it followed); `contentLength`: the block's Content-Length, -1 when absent.
     mutating func headerBlockEnded(url: URL, contentLength: Int64) -> HeadAction {
-        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines)
+        let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines,
+                                reasonPhrase: reasonPhrase)
         lastHead = head
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.

@@ -241,9 +241,9 @@ final class Transfer {
         var expectedLength = final.expectedLength
         if let revalidation = cacheRevalidation {
             cacheRevalidation = nil
-            if machine.statusCode == 304, let notModified = head?.response,
-               notModified.value(forHTTPHeaderField: "ETag").map({ $0 == revalidation.entityTag }) ?? true {
-                // Still good: the stored response, brought up to date, is the answer (RFC 9111 §4.3.4).
+            if machine.statusCode == 304, let notModified = head?.response {
+                // Still good: the stored response, brought up to date, is the answer (RFC 9111 §4.3.4; the
+                // one response stored for the URL is the one the validators selected).
                 let freshened = revalidation.freshened(by: notModified, requestTime: startDate, responseTime: Date())
                 cacheAnswer = freshened
                 head = ResponseHead(response: freshened.response)

@@ -54,6 +54,14 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     /// The request being performed now (after redirects and authentication retries).
     public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } }
+    /// The final response's reason phrase as the server sent it ("Not Found", or a server's own wording);
+    /// nil before the response, over HTTP/2 (which has none), or when the status line had none.
+    /// `HTTPURLResponse` keeps only the code.
+    public var statusReasonPhrase: String? {
+        guard let phrase = storage.withLock({ $0.responseHead })?.reasonPhrase, !phrase.isEmpty else { return nil }
+        return phrase
+    }
+
     /// The response, once its headers arrived.
     public var response: URLResponse? { storage.withLock { $0.responseHead }?.response }
     /// The failure, once completed with one.
