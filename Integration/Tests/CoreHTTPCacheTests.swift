@@ -190,6 +190,22 @@ struct CoreHTTPCacheTests {
         #expect(await served(servers, expecting: 2) == 2)
     }
 
+    @Test func oneUsersAuthenticatedAnswerDoesNotReachAnotherUnlessShareable() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = cachingManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        func asAlice(_ request: inout URLRequest) { request.setValue("Bearer alice", forHTTPHeaderField: "Authorization") }
+        // Private to Alice (max-age without public): not stored, so Bob's request goes to the server.
+        let personal = httpbin(servers, "/response-headers", "Cache-Control=max-age%3D60&X-Mode=personal")
+        _ = await fetch(manager, personal, asAlice)
+        #expect(await fetch(manager, personal).fetchType == .networkLoad)
+        // Marked public: shared.
+        let shared = httpbin(servers, "/response-headers", "Cache-Control=public,max-age%3D60&X-Mode=shared")
+        _ = await fetch(manager, shared, asAlice)
+        #expect(await fetch(manager, shared).fetchType == .localCache)
+        #expect(await served(servers, expecting: 3) == 3)
+    }
+
     // MARK: Vary
 
     @Test func varyKeepsRepresentationsApart() async throws {

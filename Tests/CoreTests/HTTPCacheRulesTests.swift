@@ -128,6 +128,33 @@ struct HTTPCacheRulesTests {
         #expect(storable(headers: ["Cache-Control": "private"]))  // this is a private cache (RFC 9111 §5.2.2.7)
     }
 
+    @Test func anAuthenticatedRequestsResponseIsStoredOnlyWhenMarkedShareable() {
+        let request = URLRequest(url: url)
+        func storable(_ control: String) -> Bool {
+            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                           headerFields: ["Cache-Control": control])!
+            return CacheRules.isStorable(request: request, response: response, authenticated: true)
+        }
+        #expect(!storable("max-age=60"))
+        #expect(!storable("private, max-age=60"))
+        #expect(storable("public, max-age=60"))
+        #expect(storable("s-maxage=60"))
+        #expect(storable("max-age=60, must-revalidate"))
+        // The Authorization header (the request's or the session's) or credentials in the URL count.
+        let cache = ResponseCache(storage: URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil),
+                                  sessionPolicy: .useProtocolCachePolicy,
+                                  additionalHeaders: [("Authorization", "Bearer session")])
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: ["Cache-Control": "max-age=60"])!
+        #expect(cache.entry(for: request, response: response, data: Data(), requestTime: origin, responseTime: origin) == nil)
+        let open = ResponseCache(storage: URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil),
+                                 sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        #expect(open.entry(for: request, response: response, data: Data(), requestTime: origin, responseTime: origin) != nil)
+        #expect(open.entry(for: request, response: response, data: Data(), requestTime: origin, responseTime: origin,
+                           usedCredential: true) == nil)
+        let withUser = URLRequest(url: URL(string: "http://user:pw@127.0.0.1/resource")!)
+        #expect(open.entry(for: withUser, response: response, data: Data(), requestTime: origin, responseTime: origin) == nil)
+    }
+
     @Test func unsafeMethodsThatSucceedInvalidate() {
         #expect(CacheRules.invalidates(method: "POST", statusCode: 201))
         #expect(CacheRules.invalidates(method: "delete", statusCode: 204))

@@ -9,6 +9,8 @@ struct CacheControl: Equatable {
     var noCache = false
     var noStore = false
     var mustRevalidate = false
+    /// `s-maxage` was present (a shared cache's lifetime: here only a sign the server allows sharing).
+    var hasSharedMaxAge = false
     var isPrivate = false
     var isPublic = false
     var onlyIfCached = false
@@ -32,6 +34,7 @@ struct CacheControl: Equatable {
             case "no-cache": noCache = true
             case "no-store": noStore = true
             case "must-revalidate": mustRevalidate = true
+            case "s-maxage": hasSharedMaxAge = true
             case "private": isPrivate = true
             case "public": isPublic = true
             case "only-if-cached": onlyIfCached = true

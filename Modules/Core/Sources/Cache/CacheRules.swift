@@ -29,12 +29,19 @@ enum CacheRules {
 
     // MARK: Storing (§3)
 
-    /// Whether the response to `request` may be stored.
-    static func isStorable(request: URLRequest, response: HTTPURLResponse) -> Bool {
+    /// Whether the response to `request` may be stored. `authenticated`: the request carried credentials
+    /// (an `Authorization` header, the session's included, or a credential the engine answered a
+    /// challenge with). Such a response is stored only when the server marks it shareable (`public`,
+    /// `s-maxage` or `must-revalidate`, RFC 9111 §3.5): a session may serve several users, and one's
+    /// answer must not reach another's request for the same URL.
+    static func isStorable(request: URLRequest, response: HTTPURLResponse, authenticated: Bool = false) -> Bool {
         guard (request.httpMethod ?? "GET").uppercased() == "GET" else { return false }
         let responseControl = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard !responseControl.noStore, !requestControl.noStore else { return false }
+        if authenticated, !responseControl.isPublic, !responseControl.hasSharedMaxAge, !responseControl.mustRevalidate {
+            return false
+        }
         guard StoredResponse.varyNames(of: response) != nil else { return false }  // Vary: * never matches
         if responseControl.maxAge != nil || responseControl.isPublic
             || response.value(forHTTPHeaderField: "Expires") != nil {

@@ -118,8 +118,10 @@ final class ResponseCache: Sendable {
 
     /// The entry to store for `request`'s response, or nil when RFC 9111 forbids storing it.
     func entry(for request: URLRequest, response: HTTPURLResponse, data: Data, requestTime: Date,
-               responseTime: Date) -> StoredResponse? {
-        guard CacheRules.isStorable(request: request, response: response),
+               responseTime: Date, usedCredential: Bool = false) -> StoredResponse? {
+        let headers = RequestHeaders(request: request, additional: additionalHeaders)
+        let authenticated = usedCredential || headers.value("authorization") != nil || request.url?.user != nil
+        guard CacheRules.isStorable(request: request, response: response, authenticated: authenticated),
               let vary = StoredResponse.varyValues(of: response, request: RequestHeaders(request: request, additional: additionalHeaders))
         else { return nil }
         return StoredResponse(response: response, data: data, requestTime: requestTime, responseTime: responseTime,

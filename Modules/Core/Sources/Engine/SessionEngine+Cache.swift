@@ -84,7 +84,8 @@ extension SessionEngine {
         }
         guard let body, ResponseCache.serves(transfer.task, request: request) else { return }
         let entry = transfer.cacheAnswer ?? cache.entry(for: request, response: response, data: body,
-                                                        requestTime: transfer.startDate, responseTime: Date())
+                                                        requestTime: transfer.startDate, responseTime: Date(),
+                                                        usedCredential: transfer.machine.credential != nil)
         guard let entry, let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
         cache.store(entry.annotating(chosen), for: request)
     }
