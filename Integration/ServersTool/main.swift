@@ -28,6 +28,9 @@ for scenario in TLSScenario.allCases {
 }
 lines.append("NGINX_UNIX_SOCKET=\(servers.nginx.unixSocketPath)")
 lines.append("NGINX_MUTUAL_TLS_PORT=\(servers.nginx.mutualTLSPort)")
+// The README's af lines use these two.
+lines.append("HTTPS_URL=https://localhost:\(servers.nginx.httpsPort(.valid))")
+lines.append("MUTUAL_TLS_URL=https://localhost:\(servers.nginx.mutualTLSPort)")
 lines.append("CLIENT_CHAIN_PEM=\(servers.certificates.client.servedChain!.path)")
 lines.append("CLIENT_KEY_PEM=\(servers.certificates.client.privateKey.path)")
 lines.append("CLIENT_P12=\(servers.certificates.clientPKCS12.path)")

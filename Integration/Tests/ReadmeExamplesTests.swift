@@ -206,3 +206,79 @@ import Testing
         #expect(sent?["In-Memory-Span-Id"] == ParameterValue.string(span.spanID))
     }
 }
+
+/// README's `af` block, each line run as written: the variables become the local servers' URLs (as
+/// `af-test-servers` exports them) and the file names the harness's files.
+@Suite struct ReadmeAFExamplesTests {
+    /// A line's words, as a POSIX shell splits them for these lines (single quotes; a word starting
+    /// with `#` begins the comment).
+    static func words(_ line: Substring) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quoted = false
+        for character in line {
+            if quoted {
+                if character == "'" { quoted = false } else { current.append(character) }
+            } else if character == "'" {
+                quoted = true
+                inWord = true
+            } else if character == " " {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                if !inWord && character == "#" { break }
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    @Test func afLines() async throws {
+        let servers = try await IntegrationServers.shared()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## The `af` tool"))
+        let open = try #require(readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
+        let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
+        let lines = readme[open.upperBound..<close.lowerBound].split(separator: "\n")
+        #expect(lines.count == 12)
+
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("af-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        try Data("notes\n".utf8).write(to: work.appendingPathComponent("notes.txt"))
+        let variables = [
+            "$HTTPBIN_URL": servers.httpbin.baseURL.absoluteString,
+            "$NGINX_HTTP_URL": servers.nginx.httpBaseURL.absoluteString,
+            "$HTTPS_URL": "https://localhost:\(servers.nginx.httpsPort(.valid))",
+            "$MUTUAL_TLS_URL": "https://localhost:\(servers.nginx.mutualTLSPort)",
+        ]
+        let files = [
+            "ca.pem": servers.certificates.rootCA.pem.path,
+            "leaf.pem": servers.certificates.leaf(.valid).pem.path,
+            "client.p12": servers.certificates.clientPKCS12.path,
+            "secret": servers.certificates.clientPKCS12Passphrase,
+            "big.bin": work.appendingPathComponent("big.bin").path,
+            "cache-dir": work.appendingPathComponent("cache-dir").path,
+            "doc@notes.txt": "doc@" + work.appendingPathComponent("notes.txt").path,
+        ]
+        for line in lines {
+            var arguments = Self.words(line)
+            try #require(arguments.first == "af", "\(line)")
+            arguments.removeFirst()
+            arguments = arguments.map { word in
+                if let file = files[word] { return file }
+                var word = word
+                for (name, value) in variables { word = word.replacingOccurrences(of: name, with: value) }
+                return word
+            }
+            let result = try await ExternalCommand.run(AFToolTests.executable, arguments, timeout: .seconds(60))
+            #expect(result.exitCode == 0, "\(line)\n\(String(decoding: result.stderr, as: UTF8.self))")
+            #expect(!result.stdout.isEmpty || arguments.contains("--download"), "\(line)")
+        }
+    }
+}
