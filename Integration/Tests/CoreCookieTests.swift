@@ -96,4 +96,61 @@ struct CoreCookieTests {
         // The same storage and a request that handles cookies: the stored one goes out.
         #expect(await run(manager, URLRequest(url: home)).json?["cookies"] as? [String: String] == ["kept": "1"])
     }
+
+    // MARK: cookies on redirect hops (the engine follows each hop when cookies are sent)
+
+    @Test func aRedirectsCookiesGoOnItsOwnNextHop() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, storage) = session()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        // /cookies/set answers 302 with Set-Cookie; the hop to /cookies must carry the new cookie.
+        let hop = await run(manager, URLRequest(url: servers.httpbin.url("/cookies/set?flavour=oat")))
+        #expect(hop.response?.statusCode == 200)
+        #expect(hop.response?.url == servers.httpbin.url("/cookies"))
+        #expect(hop.json?["cookies"] as? [String: String] == ["flavour": "oat"])
+        #expect(stored(storage) == ["flavour": "oat"])
+
+        // The lean path follows the same way.
+        let (data, response) = try await manager.session.data(for: URLRequest(url: servers.httpbin.url("/cookies/set?crumb=rye")))
+        #expect(response.statusCode == 200)
+        let echoed = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["cookies"] as? [String: String]
+        #expect(echoed == ["flavour": "oat", "crumb": "rye"])
+    }
+
+    @Test func aRedirectHopSendsNoCookieThePoliciesKeepBack() async throws {
+        let servers = try await IntegrationServers.shared()
+        let unsent = session { $0.httpShouldSetCookies = false }
+        defer { unsent.manager.invalidateSession(cancelingTasks: true) }
+        let quiet = await run(unsent.manager, URLRequest(url: servers.httpbin.url("/cookies/set?flavour=oat")))
+        #expect(quiet.json?["cookies"] as? [String: String] == [:])
+        #expect(stored(unsent.storage) == ["flavour": "oat"])
+
+        let refused = session { $0.httpCookieAcceptPolicy = .never }
+        defer { refused.manager.invalidateSession(cancelingTasks: true) }
+        let none = await run(refused.manager, URLRequest(url: servers.httpbin.url("/cookies/set?flavour=oat")))
+        #expect(none.json?["cookies"] as? [String: String] == [:])
+        #expect(stored(refused.storage) == [:])
+    }
+
+    @Test func aCrossOriginHopCarriesTheTargetsCookiesOnly() async throws {
+        let servers = try await IntegrationServers.shared()
+        let (manager, storage) = session()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let origin = servers.httpbin.url("/cookies")
+        var target = URLComponents(url: origin, resolvingAgainstBaseURL: false)!
+        target.host = "localhost"
+        let targetURL = try #require(target.url)
+        storage.setCookie(try #require(HTTPCookie(properties: [.name: "origin", .value: "1", .domain: origin.host!, .path: "/"])))
+        storage.setCookie(try #require(HTTPCookie(properties: [.name: "target", .value: "2", .domain: "localhost", .path: "/"])))
+        #expect(stored(storage) == ["origin": "1", "target": "2"])
+        var redirect = URLComponents(url: servers.httpbin.url("/redirect-to"), resolvingAgainstBaseURL: false)!
+        redirect.queryItems = [URLQueryItem(name: "url", value: targetURL.absoluteString)]
+        var request = URLRequest(url: try #require(redirect.url))
+        request.setValue("explicit=3", forHTTPHeaderField: "Cookie")
+        let result = await run(manager, request)
+        #expect(result.response?.url == targetURL)
+        // The caller's own Cookie header and the origin's cookies stay with the origin.
+        #expect(result.json?["cookies"] as? [String: String] == ["target": "2"])
+    }
+
 }

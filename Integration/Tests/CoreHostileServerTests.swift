@@ -275,6 +275,24 @@ struct CoreHostileBoundsTests {
         #expect(result.error?.localizedDescription == "The response body exceeds 4194304 bytes (TransferLimits.maximumBodySize).")
     }
 
+    /// A redirect whose body never ends: it is let go after a little and the redirect followed, whoever
+    /// follows (the engine, with cookies to send; libcurl without).
+    @Test(arguments: [true, false])
+    func anEndlessRedirectBodyIsLeftAndTheRedirectFollowed(sendsCookies: Bool) async throws {
+        let target = try await fault("/hostile/echo-headers")
+        let url = try await fault("/hostile/redirect", ["to": target.absoluteString, "body": "endless"])
+        let manager = coreManager { if !sendsCookies { $0.httpCookieStorage = nil } }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let result = await runTask { done in manager.dataTask(with: URLRequest(url: url), completionHandler: done) }
+        #expect(result.error == nil)
+        #expect(result.response?.statusCode == 200)
+        #expect(result.response?.url == target)
+        #expect(result.json?["path"] as? String == "/hostile/echo-headers")
+        let (_, response) = try await manager.session.data(for: URLRequest(url: url))
+        #expect(response.statusCode == 200)
+        #expect(response.url == target)
+    }
+
     @Test func hugeContentLengthIsRefusedFromTheHeaders() async throws {
         let url = try await fault("/hostile/huge-length")
         let manager = coreManager()

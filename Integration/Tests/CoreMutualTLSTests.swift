@@ -1,11 +1,13 @@
 // Mutual TLS against nginx with `ssl_verify_client on`: the right identity from PEM, DER or PKCS#12 is
-// accepted; none, or one no trusted CA issued, is refused; identities that cannot be read fail early.
+// accepted; none, or one no trusted CA issued, is refused; identities that cannot be read fail early; a
+// client-certificate challenge handler chooses the identity per connection.
 import AFNetworking
 import AFTestHarness
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 @Suite("Core: mutual TLS with a client identity")
@@ -105,4 +107,135 @@ struct CoreMutualTLSTests {
         #expect(ClientIdentityError(.keyDoesNotMatchCertificate).localizedDescription
             == "The private key does not belong to the client certificate.")
     }
+
+    // MARK: the client-certificate challenge
+
+    /// Records the challenges a handler saw and answers each with `answer`.
+    private final class ChallengeLog: Sendable {
+        private let seen = Mutex<[ClientCertificateChallenge]>([])
+        var challenges: [ClientCertificateChallenge] { seen.withLock { $0 } }
+
+        func handler(_ answer: @escaping @Sendable () -> (URLSession.AuthChallengeDisposition, ClientIdentity?))
+            -> @Sendable (SessionTask, ClientCertificateChallenge) -> (URLSession.AuthChallengeDisposition, ClientIdentity?) {
+            { _, challenge in
+                self.seen.withLock { $0.append(challenge) }
+                return answer()
+            }
+        }
+    }
+
+    private func pkcs12Identity(_ servers: IntegrationServers) throws -> ClientIdentity {
+        try ClientIdentity(pkcs12: read(servers.certificates.clientPKCS12), passphrase: servers.certificates.clientPKCS12Passphrase)
+    }
+
+    @Test func aChallengeHandlerChoosesTheIdentityOncePerConnection() async throws {
+        let servers = try await IntegrationServers.shared()
+        let identity = try pkcs12Identity(servers)
+        let manager = try manager(servers, nil)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.useCredential, identity) }
+
+        for _ in 0..<2 {
+            let (status, body) = await whoAmI(manager, servers)
+            #expect(status == 200)
+            #expect(body == "CN=AFNetworking Test Client\n")
+        }
+        // The second request reused the connection: one challenge.
+        let challenges = log.challenges
+        #expect(challenges.count == 1)
+        let challenge = try #require(challenges.first)
+        #expect(challenge.protectionSpace.host == "localhost")
+        #expect(challenge.protectionSpace.port == servers.nginx.mutualTLSPort)
+        #expect(challenge.protectionSpace.protocol == "https")
+        #expect(challenge.protectionSpace.realm == nil)
+        #expect(challenge.protectionSpace.authenticationMethod == "NSURLAuthenticationMethodClientCertificate")
+        // nginx names the CAs of its client bundle, in the bundle's order: the root, then the intermediate.
+        let root = try read(servers.certificates.rootCA.der)
+        let intermediate = try read(servers.certificates.intermediateCA.der)
+        #expect(challenge.acceptableIssuers.count == 2)
+        if challenge.acceptableIssuers.count == 2 {
+            #expect(root.range(of: challenge.acceptableIssuers[0]) != nil)
+            #expect(intermediate.range(of: challenge.acceptableIssuers[1]) != nil)
+            #expect(intermediate.range(of: challenge.acceptableIssuers[0]) != nil)  // its issuer field
+            #expect(root.range(of: challenge.acceptableIssuers[1]) == nil)
+        }
+    }
+
+    @Test func defaultHandlingPresentsTheSessionsIdentity() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = try manager(servers, try pkcs12Identity(servers))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.performDefaultHandling, nil) }
+        let (status, body) = await whoAmI(manager, servers)
+        #expect(status == 200)
+        #expect(body == "CN=AFNetworking Test Client\n")
+        #expect(log.challenges.count == 1)
+    }
+
+    @Test func rejectingTheProtectionSpaceSendsNoCertificateEvenWithASessionIdentity() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = try manager(servers, try pkcs12Identity(servers))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.rejectProtectionSpace, nil) }
+        let (status, body) = await whoAmI(manager, servers)
+        #expect(status == 400)
+        #expect(body?.contains("No required SSL certificate was sent") == true)
+        #expect(log.challenges.count == 1)
+    }
+
+    @Test func aStrangersIdentityFromTheHandlerIsRefusedByTheServer() async throws {
+        let servers = try await IntegrationServers.shared()
+        let files = servers.certificates
+        let stranger = try ClientIdentity(pemCertificateChain: read(files.stranger.pem), pemPrivateKey: read(files.stranger.privateKey))
+        let manager = try manager(servers, try pkcs12Identity(servers))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.hooks.clientCertificateChallengeHandler = { _, _ in (.useCredential, stranger) }
+        let (status, body) = await whoAmI(manager, servers)
+        #expect(status == 400)
+        #expect(body?.contains("The SSL certificate error") == true)
+    }
+
+    @Test func cancellingTheChallengeCancelsTheTask() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = try manager(servers, try pkcs12Identity(servers))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")), completionHandler: done)
+        }
+        #expect((result.error as? URLError)?.code == .cancelled)
+        #expect(result.response == nil)
+        #expect(log.challenges.count == 1)
+    }
+
+    @Test func aServerThatAsksForNoCertificateNeverCallsTheHandler() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = try manager(servers, nil)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
+        let result = await runTask { done in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/health", scenario: .valid)), completionHandler: done)
+        }
+        #expect(result.error == nil)
+        #expect(result.response?.statusCode == 200)
+        #expect(log.challenges.isEmpty)
+    }
+
+    @Test func leanCallsPresentTheSessionsIdentityWithoutAsking() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = try manager(servers, try pkcs12Identity(servers))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
+        let (data, response) = try await manager.session.data(for: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "CN=AFNetworking Test Client\n")
+        #expect(log.challenges.isEmpty)
+    }
+
 }

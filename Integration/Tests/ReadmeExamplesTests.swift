@@ -207,6 +207,38 @@ import Testing
     }
 }
 
+// README "Client certificates (mutual TLS)": the per-challenge hook, against nginx's mutual-TLS port.
+@Suite struct ReadmeClientCertificateExamplesTests {
+    @Test func clientCertificateChosenPerChallenge() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = HTTPSessionManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        var policy = SecurityPolicy.default
+        policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
+        try manager.setSecurityPolicy(policy)
+        let files = servers.certificates
+
+        // README: "Client certificates (mutual TLS)"
+        let identity = try ClientIdentity(pkcs12: Data(contentsOf: files.clientPKCS12), passphrase: files.clientPKCS12Passphrase)
+        manager.hooks.clientCertificateChallengeHandler = { task, challenge in
+            challenge.protectionSpace.host == "localhost" ? (.useCredential, identity) : (.performDefaultHandling, nil)
+        }
+
+        let (response, object) = try await manager.get(servers.nginx.mutualTLSURL("/whoami").absoluteString)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect((object as? Data).map { String(decoding: $0, as: UTF8.self) } == "CN=AFNetworking Test Client\n")
+        // Through 127.0.0.1 the hook answers with the session's identity, which is none: nginx refuses.
+        do {
+            _ = try await manager.get(servers.nginx.mutualTLSURL("/whoami", host: "127.0.0.1").absoluteString)
+            Issue.record("nginx accepted a request without a client certificate")
+        } catch {
+            let response = (error as NSError).userInfo[NetworkingOperationFailingURLResponseErrorKey] as? HTTPURLResponse
+            #expect(response?.statusCode == 400)
+        }
+    }
+}
+
 /// README's `af` block, each line run as written: the variables become the local servers' URLs (as
 /// `af-test-servers` exports them) and the file names the harness's files.
 @Suite struct ReadmeAFExamplesTests {

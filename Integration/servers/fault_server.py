@@ -15,7 +15,8 @@ One request per connection (every response says `Connection: close`). nginx prox
 Hostile endpoints, one behaviour each (nginx serves /hostile/ on every port, so the same endpoint is
 reachable from several origins and over TLS):
     /hostile/echo-headers        200 {"method", "path", "headers": {lowercased name: value}}
-    /hostile/redirect?to=U[&status=S]   S (default 302) with Location: U
+    /hostile/redirect?to=U[&status=S][&body=endless]   S (default 302) with Location: U; with
+                                 body=endless, a chunked body of 64 KiB chunks that never ends
     /hostile/basic-auth?user=U&pass=P[&then=T]   401 (WWW-Authenticate: Basic realm="hostile") unless the
                                  request carries Basic U:P; then 302 to T, or 200. Body {"authorization": sent or null}
     /hostile/gzip-bomb           1 GiB of zeros, gzip-compressed (about 4.5 MB on the wire, Content-Length set)
@@ -67,6 +68,12 @@ async def hostile(path, query, method, headers, reader, writer):
         await send_json(writer, 200, "OK", {"method": method, "path": path, "headers": headers})
     elif path == "/hostile/redirect":
         status = int(arg("status", "302"))
+        if arg("body") == "endless":
+            writer.write(response_head(status, "Redirect", [("Location", arg("to")), ("Transfer-Encoding", "chunked")]))
+            chunk = b"%x\r\n" % 65536 + bytes(65536) + b"\r\n"
+            while True:
+                writer.write(chunk)
+                await writer.drain()
         writer.write(response_head(status, "Redirect", [("Location", arg("to")), ("Content-Length", "0")]))
     elif path == "/hostile/basic-auth":
         expected = "Basic " + base64.b64encode(f"{arg('user')}:{arg('pass')}".encode()).decode()

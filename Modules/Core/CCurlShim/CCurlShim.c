@@ -1,4 +1,7 @@
 #include <curl/curl.h>
+#include <limits.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
@@ -67,26 +70,32 @@ const long afc_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 const long afc_http_version_1_1 = CURL_HTTP_VERSION_1_1;
 const long afc_http_version_2_0 = CURL_HTTP_VERSION_2_0;
 
-// MARK: trust hook
+// MARK: handshake hooks (server trust, client certificate)
 
-/// What the SSL_CTX callback hands to OpenSSL's verify callback. Lives as long as the SSL_CTX (freed
-/// through the ex_data free function), so a late verify never reads freed memory.
+/// What the SSL_CTX callback hands to OpenSSL's verify and certificate callbacks. Lives as long as the
+/// SSL_CTX (freed through the ex_data free function), so a late callback never reads freed memory.
 typedef struct {
-    afc_trust_decider decider;
-    void *userdata;
+    afc_trust_decider trust_decider;
+    void *trust_userdata;
+    afc_identity_decider identity_decider;
+    /// The handle whose transfer opened the connection (it drives the handshake).
+    CURL *connecting_handle;
     char *host;
-} afc_trust_context;
+    long port;
+    /// The identity decider ran for this connection: a later request (renegotiation) keeps its answer.
+    int identity_decided;
+} afc_tls_context;
 
-static int afc_trust_ex_index = -1;
+static int afc_tls_ex_index = -1;
 
-static void afc_trust_context_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
+static void afc_tls_context_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
     (void)parent; (void)ad; (void)idx; (void)argl; (void)argp;
-    afc_trust_context *context = (afc_trust_context *)ptr;
+    afc_tls_context *context = (afc_tls_context *)ptr;
     if (context) { free(context->host); free(context); }
 }
 
 static int afc_verify(X509_STORE_CTX *store, void *arg) {
-    afc_trust_context *context = (afc_trust_context *)arg;
+    afc_tls_context *context = (afc_tls_context *)arg;
     STACK_OF(X509) *chain = X509_STORE_CTX_get0_untrusted(store);
     X509 *leaf = X509_STORE_CTX_get0_cert(store);
     int count = chain ? sk_X509_num(chain) : 0;
@@ -107,8 +116,8 @@ static int afc_verify(X509_STORE_CTX *store, void *arg) {
         if (length <= 0) ok = 0; else lengths[filled++] = (size_t)length;
     }
     const char *host = context->host;
-    int accepted = ok ? context->decider(context->userdata, (const unsigned char *const *)ders, lengths,
-                                         (size_t)filled, host) : 0;
+    int accepted = ok ? context->trust_decider(context->trust_userdata, (const unsigned char *const *)ders, lengths,
+                                               (size_t)filled, host) : 0;
     for (int i = 0; i < filled; i++) OPENSSL_free(ders[i]);
     free(ders);
     free(lengths);
@@ -120,20 +129,84 @@ static int afc_verify(X509_STORE_CTX *store, void *arg) {
     return 0;
 }
 
-static afc_trust_decider afc_installed_decider = NULL;
-static pthread_once_t afc_trust_once = PTHREAD_ONCE_INIT;
+struct afc_identity_sink {
+    SSL *ssl;
+    int presented;
+};
 
-static void afc_trust_setup(void) {
-    afc_trust_ex_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, afc_trust_context_free);
+int afc_identity_sink_present(afc_identity_sink *sink, const unsigned char *certificates, size_t certificates_length,
+                              const unsigned char *key, size_t key_length) {
+    if (!sink || !certificates || !key || certificates_length > INT_MAX || key_length > INT_MAX) return 0;
+    int ok = 0;
+    BIO *chain = BIO_new_mem_buf(certificates, (int)certificates_length);
+    BIO *key_bio = BIO_new_mem_buf(key, (int)key_length);
+    X509 *leaf = chain ? PEM_read_bio_X509(chain, NULL, NULL, NULL) : NULL;
+    EVP_PKEY *private_key = key_bio ? PEM_read_bio_PrivateKey(key_bio, NULL, NULL, NULL) : NULL;
+    if (leaf && private_key && SSL_use_certificate(sink->ssl, leaf) == 1 && SSL_use_PrivateKey(sink->ssl, private_key) == 1
+        && SSL_check_private_key(sink->ssl) == 1 && SSL_clear_chain_certs(sink->ssl) == 1) {
+        ok = 1;
+        X509 *extra;
+        while (ok && (extra = PEM_read_bio_X509(chain, NULL, NULL, NULL)) != NULL) {
+            // add0 takes the certificate on success.
+            if (SSL_add0_chain_cert(sink->ssl, extra) != 1) { X509_free(extra); ok = 0; }
+        }
+    }
+    // Reading PEM to its end leaves "no start line" on the error queue, which libcurl would report later.
+    ERR_clear_error();
+    X509_free(leaf);
+    EVP_PKEY_free(private_key);
+    BIO_free(chain);
+    BIO_free(key_bio);
+    sink->presented = ok;
+    return ok;
 }
 
-/// The host of the URL `curl` is connecting to (brackets of an IPv6 literal removed), malloc'd, or NULL.
-static char *afc_connecting_host(CURL *curl) {
+/// OpenSSL's certificate callback: on a client it runs when the server sends a CertificateRequest.
+static int afc_client_certificate(SSL *ssl, void *arg) {
+    afc_tls_context *context = (afc_tls_context *)arg;
+    if (context->identity_decided) return 1;
+    context->identity_decided = 1;
+    STACK_OF(X509_NAME) *names = SSL_get_client_CA_list(ssl);
+    int count = names ? sk_X509_NAME_num(names) : 0;
+    unsigned char **ders = count > 0 ? calloc((size_t)count, sizeof(unsigned char *)) : NULL;
+    size_t *lengths = count > 0 ? calloc((size_t)count, sizeof(size_t)) : NULL;
+    if (count > 0 && (!ders || !lengths)) { free(ders); free(lengths); return 0; }
+    int filled = 0;
+    for (int i = 0; i < count; i++) {
+        int length = i2d_X509_NAME(sk_X509_NAME_value(names, i), &ders[filled]);
+        if (length > 0) lengths[filled++] = (size_t)length;
+    }
+    afc_identity_sink sink = { ssl, 0 };
+    int answer = context->identity_decider(context->connecting_handle, context->host, context->port,
+                                           (const unsigned char *const *)ders, lengths, (size_t)filled, &sink);
+    for (int i = 0; i < filled; i++) OPENSSL_free(ders[i]);
+    free(ders);
+    free(lengths);
+    switch (answer) {
+    case AFC_IDENTITY_ANSWER_WITHOUT: return 1;
+    case AFC_IDENTITY_ANSWER_PRESENTED: return sink.presented;
+    default: return 0;
+    }
+}
+
+static afc_trust_decider afc_installed_trust_decider = NULL;
+static afc_identity_decider afc_installed_identity_decider = NULL;
+static pthread_once_t afc_tls_once = PTHREAD_ONCE_INIT;
+
+static void afc_tls_setup(void) {
+    afc_tls_ex_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, afc_tls_context_free);
+}
+
+/// The host (brackets of an IPv6 literal removed, malloc'd, or NULL) and port of the URL `curl` is
+/// connecting to.
+static char *afc_connecting_host(CURL *curl, long *port) {
+    *port = 0;
     char *url = NULL;
     if (curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK || !url) return NULL;
     CURLU *parsed = curl_url();
     if (!parsed) return NULL;
     char *host = NULL;
+    char *port_text = NULL;
     char *result = NULL;
     if (curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK &&
         curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK && host) {
@@ -145,33 +218,63 @@ static char *afc_connecting_host(CURL *curl) {
         }
         curl_free(host);
     }
+    if (curl_url_get(parsed, CURLUPART_PORT, &port_text, CURLU_DEFAULT_PORT) == CURLUE_OK && port_text) {
+        *port = strtol(port_text, NULL, 10);
+        curl_free(port_text);
+    }
     curl_url_cleanup(parsed);
     return result;
 }
 
-static CURLcode afc_ssl_ctx_callback(CURL *curl, void *ssl_ctx, void *userptr) {
-    afc_trust_context *context = malloc(sizeof(afc_trust_context));
+/// Hangs a context for the connection's handshake on its SSL_CTX, with the deciders asked for.
+static CURLcode afc_prepare_ssl_ctx(CURL *curl, SSL_CTX *ssl_ctx, void *trust_userdata, int uses_trust, int uses_identity) {
+    afc_tls_context *context = calloc(1, sizeof(afc_tls_context));
     if (!context) return CURLE_OUT_OF_MEMORY;
-    context->decider = __atomic_load_n(&afc_installed_decider, __ATOMIC_ACQUIRE);
-    context->userdata = userptr;
-    context->host = afc_connecting_host(curl);
+    if (uses_trust) {
+        context->trust_decider = __atomic_load_n(&afc_installed_trust_decider, __ATOMIC_ACQUIRE);
+        context->trust_userdata = trust_userdata;
+    }
+    if (uses_identity) context->identity_decider = __atomic_load_n(&afc_installed_identity_decider, __ATOMIC_ACQUIRE);
+    context->connecting_handle = curl;
+    context->host = afc_connecting_host(curl, &context->port);
     // The SSL_CTX owns the context from here: freed with it through the ex_data free function.
-    if (afc_trust_ex_index < 0 || !SSL_CTX_set_ex_data((SSL_CTX *)ssl_ctx, afc_trust_ex_index, context)) {
+    if (afc_tls_ex_index < 0 || !SSL_CTX_set_ex_data(ssl_ctx, afc_tls_ex_index, context)) {
         free(context->host);
         free(context);
         return CURLE_SSL_CERTPROBLEM;
     }
-    SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, afc_verify, context);
+    if (context->trust_decider) SSL_CTX_set_cert_verify_callback(ssl_ctx, afc_verify, context);
+    if (context->identity_decider) SSL_CTX_set_cert_cb(ssl_ctx, afc_client_certificate, context);
     return CURLE_OK;
 }
 
-CURLcode afc_install_trust_hook(CURL *handle, afc_trust_decider decider, void *userdata) {
-    pthread_once(&afc_trust_once, afc_trust_setup);
-    __atomic_store_n(&afc_installed_decider, decider, __ATOMIC_RELEASE);
+// One SSL_CTX callback per combination of deciders: CURLOPT_SSL_CTX_DATA carries only the trust userdata.
+static CURLcode afc_ssl_ctx_trust(CURL *curl, void *ssl_ctx, void *userptr) {
+    return afc_prepare_ssl_ctx(curl, (SSL_CTX *)ssl_ctx, userptr, 1, 0);
+}
+static CURLcode afc_ssl_ctx_identity(CURL *curl, void *ssl_ctx, void *userptr) {
+    return afc_prepare_ssl_ctx(curl, (SSL_CTX *)ssl_ctx, userptr, 0, 1);
+}
+static CURLcode afc_ssl_ctx_trust_and_identity(CURL *curl, void *ssl_ctx, void *userptr) {
+    return afc_prepare_ssl_ctx(curl, (SSL_CTX *)ssl_ctx, userptr, 1, 1);
+}
+
+CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, void *trust_userdata,
+                               afc_identity_decider identity_decider) {
+    if (!trust_decider && !identity_decider) return CURLE_OK;
+    pthread_once(&afc_tls_once, afc_tls_setup);
     CURLcode code;
-    if ((code = curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L)) != CURLE_OK) return code;
-    if ((code = curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L)) != CURLE_OK) return code;
+    curl_ssl_ctx_callback callback;
+    if (trust_decider) {
+        __atomic_store_n(&afc_installed_trust_decider, trust_decider, __ATOMIC_RELEASE);
+        if ((code = curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L)) != CURLE_OK) return code;
+        if ((code = curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L)) != CURLE_OK) return code;
+    }
+    if (identity_decider) __atomic_store_n(&afc_installed_identity_decider, identity_decider, __ATOMIC_RELEASE);
+    if (trust_decider && identity_decider) callback = afc_ssl_ctx_trust_and_identity;
+    else if (trust_decider) callback = afc_ssl_ctx_trust;
+    else callback = afc_ssl_ctx_identity;
     if ((code = curl_easy_setopt(handle, CURLOPT_SSL_SESSIONID_CACHE, 0L)) != CURLE_OK) return code;
-    if ((code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, afc_ssl_ctx_callback)) != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, userdata);
+    if ((code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, callback)) != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, trust_userdata);
 }

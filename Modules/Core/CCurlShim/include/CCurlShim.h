@@ -55,9 +55,38 @@ extern const long afc_http_version_2_0;
 typedef int (*afc_trust_decider)(void *userdata, const unsigned char *const *ders, const size_t *lengths,
                                  size_t count, const char *host);
 
-/// Installs the hook on an easy handle: every TLS handshake it starts hands the server chain to `decider`
-/// with `userdata`. Also turns off libcurl's own host check (the decider owns it) and its TLS session cache
-/// (so every handshake is decided). Returns the first failing CURLcode.
-CURLcode afc_install_trust_hook(CURL *handle, afc_trust_decider decider, void *userdata);
+// MARK: the client-certificate hook
+/// Where a client-certificate decider puts the identity it presents (valid only during the decider's call).
+typedef struct afc_identity_sink afc_identity_sink;
+
+/// What a client-certificate decider answers.
+enum afc_identity_answer {
+    AFC_IDENTITY_ANSWER_WITHOUT = 0,  // go on without a certificate (the server decides)
+    AFC_IDENTITY_ANSWER_PRESENTED = 1, // the identity given to afc_identity_sink_present is sent
+    AFC_IDENTITY_ANSWER_CANCEL = 2,   // fail the handshake
+};
+
+/// Decides what to present when a server asks for a client certificate (once per connection): `handle` is
+/// the easy handle whose transfer opened the connection, `host`/`port` what it connects to (host NULL if
+/// unknown), `issuers[i]`/`issuer_lengths[i]` the DER of each certificate authority name the server
+/// accepts (none: any). Returns an afc_identity_answer.
+typedef int (*afc_identity_decider)(CURL *handle, const char *host, long port,
+                                    const unsigned char *const *issuers, const size_t *issuer_lengths,
+                                    size_t issuer_count, afc_identity_sink *sink);
+
+/// Presents an identity from a decider: `certificates` is PEM (the leaf, then chain certificates), `key` a
+/// PEM private key. Returns 1 when the handshake will send it, 0 when it could not be read (or the key is
+/// not the certificate's).
+int afc_identity_sink_present(afc_identity_sink *sink, const unsigned char *certificates, size_t certificates_length,
+                              const unsigned char *key, size_t key_length);
+
+/// Installs the handshake hooks on an easy handle; either decider may be NULL.
+/// - `trust_decider`: every TLS handshake the handle starts hands the server chain to it with
+///   `trust_userdata`. Also turns off libcurl's own host check (the decider owns it).
+/// - `identity_decider`: asked when a server requests a client certificate.
+/// Both turn off libcurl's TLS session cache, so that every new connection is decided (a resumed session
+/// skips both the chain and the certificate request). Returns the first failing CURLcode.
+CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, void *trust_userdata,
+                               afc_identity_decider identity_decider);
 
 #endif

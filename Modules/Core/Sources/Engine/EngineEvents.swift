@@ -36,6 +36,9 @@ protocol EngineEvents: AnyObject, Sendable {
                   newRequest: URLRequest) -> URLRequest?
     /// The server asked for HTTP authentication.
     func transfer(_ task: SessionTask, didReceive challenge: HTTPAuthenticationChallenge) -> AuthenticationAnswer
+    /// A server asked for a client certificate while `task`'s transfer opened a connection (only when
+    /// ``ConnectionSettings/tls`` asks for identities per challenge).
+    func transfer(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) -> ClientCertificateAnswer
     /// Where the engine's gauges (open connections, waiting tasks) go; nil when nothing records them.
     var gaugeMetrics: (any MetricsFactory)? { get }
     /// The task could not reach its host while the network is down: it waits (called once per task).
@@ -105,5 +108,9 @@ struct ConnectionSettings {
 struct TLSOptions: Equatable {
     var minimum: TLSProtocolVersion
     var maximum: TLSProtocolVersion?
+    /// The session's identity (presented as is, or the default answer of a challenge hook).
     var identity: ClientIdentity?
+    /// A server's certificate request goes to ``EngineEvents/transfer(_:didReceive:)-(_,ClientCertificateChallenge)``
+    /// (a hook decides) instead of presenting ``identity``.
+    var asksForIdentityPerChallenge = false
 }

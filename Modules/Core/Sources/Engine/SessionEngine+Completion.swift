@@ -21,7 +21,8 @@ extension SessionEngine {
         let metrics = collectMetrics(transfer)
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
-        if !cancelled && code == CURLE_OK, transfer.machine.mayRetry, let response = transfer.machine.lastHead?.response,
+        let attemptEnded = code == CURLE_OK || (code == CURLE_WRITE_ERROR && transfer.abandonsRedirectBody)
+        if !cancelled && attemptEnded, transfer.machine.mayRetry, let response = transfer.machine.lastHead?.response,
            retry(transfer, after: response) {
             return
         }
@@ -117,8 +118,8 @@ extension SessionEngine {
         events?.transfersDidFinish(batch)
     }
 
-    /// Follows a redirect through the hook, or answers an authentication challenge; true when the
-    /// transfer was restarted.
+    /// Follows a redirect (through the hook when one decides), or answers an authentication challenge;
+    /// true when the transfer was restarted.
     private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
         guard let events else { return false }
         switch transfer.machine.redirect(after: response, of: transfer.request) {
@@ -130,9 +131,9 @@ extension SessionEngine {
             transfer.refuse(refusal.code, url: refusal.url, description: refusal.description)
             return false
         case .propose(let proposed):
-            guard let next = events.transfer(transfer.task, willPerformRedirection: response, newRequest: proposed) else {
-                return false
-            }
+            let decided = transfer.redirectHookDecides
+                ? events.transfer(transfer.task, willPerformRedirection: response, newRequest: proposed) : proposed
+            guard let next = decided else { return false }
             if let refusal = transfer.machine.redirectChosen(next, from: transfer.request) {
                 transfer.refuse(refusal.code, url: refusal.url, description: refusal.description)
                 return false

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShim
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShim
 import Foundation
 
 /// The engine's pool of easy handles (engine thread): a finished transfer's handle serves the next one,

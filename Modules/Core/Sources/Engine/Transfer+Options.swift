@@ -25,6 +25,7 @@ extension Transfer {
         try InvalidRequestError.check(request)
         if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
+        attempts += 1
         wantsReceivedData = !isLean && events.wantsReceivedData
         let handle = self.handle
         let me = unmanagedSelf
@@ -33,12 +34,18 @@ extension Transfer {
         let method = request.httpMethod?.uppercased() ?? "GET"
         let isHTTPS = scheme == "https" || scheme == "https+unix"
         let installsTrustHook = trustContext != nil && isHTTPS
+        let asksForIdentity = isHTTPS && connection.tls.asksForIdentityPerChallenge
         let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
             && request.httpBodyStream == nil
-            && machine.credential == nil && !installsTrustHook
+            && machine.credential == nil && !installsTrustHook && !asksForIdentity
+        redirectHookDecides = !isLean && events.followsRedirectsManually
+        // With stored cookies to send, the engine follows redirects itself (a new attempt per hop), so each
+        // hop carries the cookies stored for its own URL, those the redirect just set included; libcurl
+        // would send the first request's header list again (or, across origins, no cookie at all).
+        let engineFollowsForCookies = settings.cookies.storageSending(for: request) != nil
         let options = try transferOptions(fieldNames: fieldNames, connection: connection, isHTTPS: isHTTPS,
                                           socketPath: socketRoute?.socketPath,
-                                          followsRedirectsManually: !isLean && events.followsRedirectsManually)
+                                          followsRedirectsManually: redirectHookDecides || engineFollowsForCookies)
         machine.startAttempt(ResponseStateMachine.Configuration(
             limits: task.transferLimits ?? events.transferLimits,
             followsRedirectsManually: options.followsRedirectsManually, refusesInsecureRedirects: pinsServerTrust,
@@ -127,8 +134,9 @@ extension Transfer {
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.credential.password ?? "")
             afc_easy_setopt_long(handle, CURLOPT_HTTPAUTH, afc_auth_basic | afc_auth_digest)
         }
-        if installsTrustHook, let trustContext {
-            afc_install_trust_hook(handle, serverTrustDecider, trustContext)
+        if installsTrustHook || asksForIdentity {
+            afc_install_tls_hooks(handle, installsTrustHook ? serverTrustDecider : nil, trustContext,
+                                  asksForIdentity ? clientIdentityDecider : nil)
         }
         handleState = isPlain ? .plain(options) : .dirty
     }
@@ -161,10 +169,15 @@ extension Transfer {
     }
 
     private func configureMethodAndBody(method: String) throws {
-        let source = requestBodySource
+        var source = requestBodySource
         if method == "HEAD" {
             afc_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
             return
+        }
+        if source != nil, attempts > 1, let replacement = replacementBodySource() {
+            // A new attempt (a redirect or challenge the engine follows) sends the body again: the hook may
+            // give a new stream, as when libcurl rewinds the body itself (seekBody(to:)).
+            source = replacement
         }
         if let source {
             reader = try source.makeReader()
@@ -264,11 +277,11 @@ private let transferProgressCallback: curl_xferinfo_callback = { userdata, _, do
 }
 
 extension Transfer {
-    /// The handshake's version range and, when the session has one, the client identity (libcurl copies
-    /// the PEM blobs).
+    /// The handshake's version range and, when the session has one and no hook decides per challenge, the
+    /// client identity (libcurl copies the PEM blobs).
     func configureTLS(_ tls: TLSOptions) {
         afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, TLSProtocolVersion.curlOption(minimum: tls.minimum, maximum: tls.maximum))
-        guard let identity = tls.identity?.material else { return }
+        guard !tls.asksForIdentityPerChallenge, let identity = tls.identity?.material else { return }
         _ = identity.certificateChainPEM.withUnsafeBytes {
             afc_easy_setopt_blob(handle, CURLOPT_SSLCERT_BLOB, $0.baseAddress, $0.count)
         }

@@ -45,12 +45,16 @@ extension Transfer {
         }
     }
 
+    /// The body must be sent again from the start: the `taskNeedNewBodyStream` hook's new stream as a
+    /// one-pass source, or nil to read the task's own source again.
+    func replacementBodySource() -> (any BodySource)? {
+        guard let stream = events.transferNeedsNewBodyStream(task) else { return nil }
+        let box = StreamBox(stream: stream)
+        return InputStreamBodySource(contentLength: nil) { box.stream }
+    }
+
     func seekBody(to offset: Int64) -> Int32 {
-        var replacement: (any BodySource)?
-        if offset == 0, let stream = events.transferNeedsNewBodyStream(task) {
-            let box = StreamBox(stream: stream)
-            replacement = InputStreamBodySource(contentLength: nil) { box.stream }
-        }
+        let replacement = offset == 0 ? replacementBodySource() : nil
         guard let source = replacement ?? requestBodySource else {
             return afc_seekfunc_fail
         }

@@ -34,6 +34,17 @@ final class Transfer {
     var requestStreamSource: (any BodySource)?
     /// A redirect response is waiting for the redirect hook: its body is held, not delivered.
     private(set) var holdsRedirect = false
+    /// How many times the transfer was configured: more than 1 after a redirect or challenge restarted it.
+    var attempts = 0
+    /// How much of a redirect's body the engine reads before following without the rest.
+    static let redirectBodyReadLimit = 64 * 1024
+    /// Body bytes of the redirect being followed, read and dropped.
+    private var discardedRedirectBytes = 0
+    /// The engine stopped reading a redirect's body to follow it: the write error that ends the attempt
+    /// is not a failure.
+    private(set) var abandonsRedirectBody = false
+    /// The session's redirect hook decides this transfer's redirects (else libcurl or the engine follows).
+    var redirectHookDecides = false
     private var heldRedirectBody = Data()
 
     /// The response decisions: head parsing, redirects, challenges, resume validation, bounds, idle timer
@@ -182,6 +193,8 @@ final class Transfer {
         cacheAnswer = nil
         holdsRedirect = false
         heldRedirectBody = Data()
+        discardedRedirectBytes = 0
+        abandonsRedirectBody = false
         body.removeAll(keepingCapacity: false)
         lastSent = 0
         lastReceived = 0
@@ -256,15 +269,15 @@ final class Transfer {
             state.countOfBytesReceived = final.alreadyReceived
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
-        if isLean {
-            if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
-            return true
-        }
         if machine.configuration.followsRedirectsManually, let response = task.response as? HTTPURLResponse,
            case .propose = machine.redirect(after: response, of: request) {
-            // A redirect the hook will decide once it has ended: as in URLSession, the redirect response
-            // reaches the response and data hooks only if the hook declines to follow it.
+            // A redirect the hook (or the engine) will follow once it has ended: as in URLSession, the
+            // redirect response reaches the response and data hooks only if the hook declines to follow it.
             holdsRedirect = true
+            return true
+        }
+        if isLean {
+            if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
             return true
         }
         return deliverResponse()
@@ -316,6 +329,16 @@ final class Transfer {
         confinement.assertOnOwner("libcurl's write callback")
         if task.isCancelRequested { return 0 }
         if userPaused { return afc_writefunc_pause }
+        if holdsRedirect && !redirectHookDecides {
+            // A redirect the engine follows: its body is never delivered. A short one is read (the
+            // connection stays usable); past that it is let go, and the redirect followed, as libcurl does.
+            discardedRedirectBytes += bytes.count
+            guard discardedRedirectBytes <= Self.redirectBodyReadLimit else {
+                abandonsRedirectBody = true
+                return 0
+            }
+            return bytes.count
+        }
         switch machine.receivedBody(count: bytes.count) {
         case .keep: break
         case .discard: return bytes.count

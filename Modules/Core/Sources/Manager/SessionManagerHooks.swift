@@ -17,6 +17,19 @@ public struct SessionManagerHooks: Sendable {
     /// (-999); `.rejectProtectionSpace` completes with the 401. Engine thread.
     public var authenticationChallengeHandler: (@Sendable (SessionTask, HTTPAuthenticationChallenge)
         -> (URLSession.AuthChallengeDisposition, URLCredential?))?
+    /// Answers a server's request for a client certificate (mutual TLS; Apple's challenge with
+    /// `NSURLAuthenticationMethodClientCertificate`), once per new connection, during its handshake:
+    /// - `.useCredential` with an identity presents it; with nil, no certificate is sent.
+    /// - `.performDefaultHandling` presents ``URLSessionManager/Settings/clientIdentity`` (none if nil).
+    /// - `.rejectProtectionSpace` sends no certificate: the server decides (nginx answers 400).
+    /// - `.cancelAuthenticationChallenge` cancels the task (-999).
+    ///
+    /// The task is the one whose request opened the connection; requests that reuse it are not asked.
+    /// While set, the session's identity is presented only through this answer, and TLS sessions are not
+    /// resumed (a resumed session skips the request). Lean calls (`data(for:)`...) present the session's
+    /// identity without asking. Engine thread, inside the handshake.
+    public var clientCertificateChallengeHandler: (@Sendable (SessionTask, ClientCertificateChallenge)
+        -> (URLSession.AuthChallengeDisposition, ClientIdentity?))?
     /// Decides each redirect: return the request to follow (possibly changed), or nil to stop and complete
     /// with the redirect response. When set, redirects are followed by the engine one by one. Engine thread.
     public var taskWillPerformHTTPRedirection: (@Sendable (SessionTask, HTTPURLResponse, URLRequest) -> URLRequest?)?

@@ -145,6 +145,27 @@ extension URLSessionManager: TaskControlling, EngineEvents {
         }
     }
 
+    func transfer(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) -> ClientCertificateAnswer {
+        let sessionIdentity = settings.clientIdentity
+        // The lean path has no hooks: the session's identity answers.
+        guard task.leanDelivery == nil, let handler = currentHooks.value.clientCertificateChallengeHandler else {
+            return sessionIdentity.map(ClientCertificateAnswer.present) ?? .proceedWithout
+        }
+        let (disposition, identity) = handler(task, challenge)
+        switch disposition {
+        case .useCredential:
+            return identity.map(ClientCertificateAnswer.present) ?? .proceedWithout
+        case .performDefaultHandling:
+            return sessionIdentity.map(ClientCertificateAnswer.present) ?? .proceedWithout
+        case .cancelAuthenticationChallenge:
+            return .cancel
+        case .rejectProtectionSpace:
+            return .proceedWithout
+        @unknown default:
+            return .proceedWithout
+        }
+    }
+
     var connectivityPolicy: (waits: Bool, monitor: (any NetworkReachabilityMonitoring)?) {
         let settings = settings
         return (settings.waitsForConnectivity, settings.reachabilityManager)

@@ -114,12 +114,14 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// What the engine reads for each transfer, in one lock acquisition.
     var connectionSettings: ConnectionSettings {
-        state.withLock { state in
+        let decidesIdentity = currentHooks.value.clientCertificateChallengeHandler != nil
+        return state.withLock { state in
             let settings = state.settings
             return ConnectionSettings(
                 maximumRedirects: settings.maximumRedirects, httpVersion: settings.httpVersion,
                 tls: TLSOptions(minimum: settings.tlsMinimumSupportedProtocolVersion,
-                                maximum: settings.tlsMaximumSupportedProtocolVersion, identity: settings.clientIdentity),
+                                maximum: settings.tlsMaximumSupportedProtocolVersion, identity: settings.clientIdentity,
+                                asksForIdentityPerChallenge: decidesIdentity),
                 unixSocketPath: settings.unixSocketPath)
         }
     }

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShim
 
 /// A TLS protocol version, for the range a session's handshakes may negotiate
 /// (``URLSessionManager/Settings/tlsMinimumSupportedProtocolVersion`` and
