@@ -148,7 +148,7 @@ struct CoreTaskPriorityTests {
         #expect(await waitUntil(15) { order.count == 3 })
         #expect(Set(order.identifiers) == Set(small.map(\.taskIdentifier)))
         #expect(order.codes == [nil, nil, nil])
-        #expect(small.allSatisfy { $0.metrics?.networkProtocolName == "h2" })
+        #expect(small.map { $0.metrics?.networkProtocolName } == ["h2", "h2", "h2"])
         #expect(holder.state == .suspended)
 
         holder.cancel()

@@ -269,8 +269,9 @@ final class Transfer {
             state.countOfBytesReceived = final.alreadyReceived
             if state.currentRequest.url != url { state.currentRequest.url = url }
         }
-        if machine.configuration.followsRedirectsManually, let response = task.response as? HTTPURLResponse,
-           case .propose = machine.redirect(after: response, of: request) {
+        // The status first: building the response costs (lean callers build theirs on their own thread).
+        if machine.configuration.followsRedirectsManually, ResponseStateMachine.isRedirect(machine.statusCode),
+           let response = task.response as? HTTPURLResponse, case .propose = machine.redirect(after: response, of: request) {
             // A redirect the hook (or the engine) will follow once it has ended: as in URLSession, the
             // redirect response reaches the response and data hooks only if the hook declines to follow it.
             holdsRedirect = true
