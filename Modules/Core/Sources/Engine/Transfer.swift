@@ -32,7 +32,8 @@ final class Transfer {
     var reader: (any BodyReader)?
     /// The request's `httpBodyStream` as a one-pass source, once asked for (see `requestBodySource`).
     var requestStreamSource: (any BodySource)?
-    /// A redirect response is waiting for the redirect hook: its body is held, not delivered.
+    /// A redirect response waits to be followed (by the hook's decision, or the engine's): its body is
+    /// held for the hook (and delivered if the hook declines), or dropped when the engine follows.
     private(set) var holdsRedirect = false
     /// How many times the transfer was configured: more than 1 after a redirect or challenge restarted it.
     var attempts = 0
