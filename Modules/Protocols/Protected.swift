@@ -18,8 +18,10 @@ package struct Protected<Value: Sendable>: @unchecked Sendable {
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let (value, mutex) = storage.withUnsafeMutablePointers { ($0, $1) }
-        // The pointers stay valid while `storage` lives: keep it alive until the lock is released.
-        defer { withExtendedLifetime(storage) {} }
+        // The pointers stay valid while `storage` lives: keep it alive until the lock is released. As
+        // AnyObject: kept alive as `Storage`, the generic call would look up `Storage<Value>`'s metadata
+        // at run time on every call (4% of the engine thread's samples at 32 requests in flight).
+        defer { withExtendedLifetime(storage as AnyObject) {} }
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value.pointee)
