@@ -1,9 +1,9 @@
 /// What an idle easy handle was last configured for.
 ///
 /// Handles go back to the engine's pool after each transfer. A handle whose last transfer was a plain one
-/// (no body, credentials or trust hook, ended normally) keeps its options, so the next plain transfer with
-/// the same ``PlainTransferOptions`` skips `curl_easy_reset` and sets only its URL, headers and callback
-/// data: a small request's setup is then a handful of calls instead of two dozen.
+/// (no body, credentials, trust or client-certificate hook, ended normally) keeps its options, so the
+/// next plain transfer with the same ``PlainTransferOptions`` skips `curl_easy_reset` and sets only its
+/// URL, headers and callback data: a small request's setup is then a handful of calls instead of two dozen.
 enum HandleState: Equatable {
     /// Never configured.
     case fresh
