@@ -162,6 +162,25 @@ struct CoreMutualTLSTests {
         }
     }
 
+    @Test func everyNewConnectionIsAskedSinceNoSessionIsResumed() async throws {
+        let servers = try await IntegrationServers.shared()
+        let identity = try pkcs12Identity(servers)
+        let manager = try manager(servers, nil)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.httpVersion = .http1_1  // HTTP/2 has no Connection: close
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler { (.useCredential, identity) }
+        for _ in 0..<2 {
+            // Connection: close makes nginx end each connection, so the next request needs a handshake;
+            // a resumed TLS session would skip the server's certificate request and the hook.
+            var request = URLRequest(url: servers.nginx.mutualTLSURL("/whoami"))
+            request.setValue("close", forHTTPHeaderField: "Connection")
+            let result = await runTask { done in manager.dataTask(with: request, completionHandler: done) }
+            #expect(result.response?.statusCode == 200)
+        }
+        #expect(log.challenges.count == 2)
+    }
+
     @Test func defaultHandlingPresentsTheSessionsIdentity() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = try manager(servers, try pkcs12Identity(servers))
