@@ -108,6 +108,32 @@ struct CoreHostileRedirectTests {
         #expect(headersEchoed(result)["cookie"] == nil)
     }
 
+    /// A server may set cookies for itself only: Foundation on Linux would store one for any domain the
+    /// server names, and the session would then send it to that site.
+    @Test func aServerCannotPlantCookiesForAnotherHost() async throws {
+        let (a, _, _) = try await origins()
+        let configuration = URLSessionConfiguration.ephemeral
+        let manager = HTTPSessionManager(baseURL: nil, sessionConfiguration: configuration)
+        manager.completionQueue = DispatchQueue(label: "hostile.cookies")
+        manager.responseSerializer = HTTPResponseSerializer()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var setter = URLComponents(url: hostileURL(a, "/hostile/set-cookie"), resolvingAgainstBaseURL: false)!
+        setter.queryItems = ["own=1", "planted=2; Domain=localhost", "suffix=3; Domain=.0.0.1", "tld=4; Domain=.com"]
+            .map { URLQueryItem(name: "cookie", value: $0) }
+        let set = await runTask { done in
+            manager.dataTask(with: URLRequest(url: setter.url!), completionHandler: done)
+        }
+        #expect(set.response?.statusCode == 200)
+        #expect((configuration.httpCookieStorage?.cookies ?? []).map(\.name) == ["own"])
+
+        var other = URLComponents(url: hostileURL(a, "/hostile/echo-headers"), resolvingAgainstBaseURL: false)!
+        other.host = "localhost"
+        for (url, expected) in [(other.url!, nil), (hostileURL(a, "/hostile/echo-headers"), "own=1")] as [(URL, String?)] {
+            let echoed = await runTask { done in manager.dataTask(with: URLRequest(url: url), completionHandler: done) }
+            #expect(headersEchoed(echoed)["cookie"] == expected, "\(url)")
+        }
+    }
+
     /// What the challenge handler was asked: "port proposed:user" for each challenge.
     private final class Asked: Sendable {
         let challenges = Mutex<[String]>([])

@@ -14,6 +14,7 @@ One request per connection (every response says `Connection: close`). nginx prox
 
 Hostile endpoints, one behaviour each (nginx serves /hostile/ on every port, so the same endpoint is
 reachable from several origins and over TLS):
+    /hostile/set-cookie?cookie=C[&cookie=C...]   200 with a Set-Cookie: C line for each
     /hostile/echo-headers        200 {"method", "path", "headers": {lowercased name: value}}
     /hostile/redirect?to=U[&status=S][&body=endless]   S (default 302) with Location: U; with
                                  body=endless, a chunked body of 64 KiB chunks that never ends
@@ -64,7 +65,12 @@ async def hostile(path, query, method, headers, reader, writer):
     def arg(name, default=None):
         return query.get(name, [default])[0]
 
-    if path == "/hostile/echo-headers":
+    if path == "/hostile/set-cookie":
+        body = b"{}\n"
+        cookies = [("Set-Cookie", value) for value in query.get("cookie", [])]
+        writer.write(response_head(200, "OK", cookies + [("Content-Type", "application/json"),
+                                                         ("Content-Length", str(len(body)))]) + body)
+    elif path == "/hostile/echo-headers":
         await send_json(writer, 200, "OK", {"method": method, "path": path, "headers": headers})
     elif path == "/hostile/redirect":
         status = int(arg("status", "302"))

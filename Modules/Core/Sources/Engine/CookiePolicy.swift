@@ -12,7 +12,8 @@ import FoundationNetworking
 /// - the accept policy decides what is stored: everything, nothing, or, for
 ///   `onlyFromMainDocumentDomain`, cookies of responses whose host is the main document's host or shares
 ///   its domain (one is the other or a subdomain of it). A request without a main document is its own,
-///   so its cookies are accepted.
+///   so its cookies are accepted;
+/// - a cookie is stored only for the responding host or a parent domain of it (``responseMaySet(_:from:)``).
 struct CookiePolicy: Sendable {
     /// nil: the session keeps no cookies.
     let storage: HTTPCookieStorage?
@@ -29,6 +30,22 @@ struct CookiePolicy: Sendable {
     func storageSending(for request: URLRequest) -> HTTPCookieStorage? {
         guard sendsStoredCookies, request.httpShouldHandleCookies else { return nil }
         return storage
+    }
+
+    /// Whether a response from `responseURL` may set `cookie` (RFC 6265 §5.3): its domain must be the
+    /// response's host or, for a host name, a parent of it with at least two labels. Foundation on Linux
+    /// stores a cookie for any domain it names, so without this a hostile server could plant cookies
+    /// that the session would then send to another site.
+    static func responseMaySet(_ cookie: HTTPCookie, from responseURL: URL) -> Bool {
+        guard var host = responseURL.host?.lowercased(), !host.isEmpty else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var domain = cookie.domain.lowercased()
+        if domain.hasPrefix(".") { domain.removeFirst() }
+        if domain == host { return true }
+        // An address is its own domain; a single label ("com", "local") is no one's to set.
+        let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
+        guard !isAddress, domain.contains(".") else { return false }
+        return host.hasSuffix("." + domain)
     }
 
     /// Whether cookies set by a response to `request` from `responseURL` may be stored.

@@ -323,6 +323,7 @@ final class Transfer {
         var cookies: [HTTPCookie] = []
         for line in lines {
             cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
+                .filter { CookiePolicy.responseMaySet($0, from: url) }
         }
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
     }
