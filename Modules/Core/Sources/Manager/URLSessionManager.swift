@@ -114,9 +114,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// What the engine reads for each transfer, in one lock acquisition.
     var connectionSettings: ConnectionSettings {
-        let decidesIdentity = currentHooks.value.clientCertificateChallengeHandler != nil
-        return state.withLock { state in
+        state.withLock { state in
             let settings = state.settings
+            let decidesIdentity = state.hooks.value.clientCertificateChallengeHandler != nil
             return ConnectionSettings(
                 maximumRedirects: settings.maximumRedirects, httpVersion: settings.httpVersion,
                 tls: TLSOptions(minimum: settings.tlsMinimumSupportedProtocolVersion,
