@@ -128,13 +128,21 @@ struct CoreMutualTLSTests {
         try ClientIdentity(pkcs12: read(servers.certificates.clientPKCS12), passphrase: servers.certificates.clientPKCS12Passphrase)
     }
 
+    /// A manager presenting `sessionIdentity` whose challenge handler logs each challenge and gives `answer`.
+    private func hookedManager(_ servers: IntegrationServers, sessionIdentity: ClientIdentity?,
+                               answer: @escaping @Sendable () -> (URLSession.AuthChallengeDisposition, ClientIdentity?))
+        throws -> (HTTPSessionManager, ChallengeLog) {
+        let manager = try manager(servers, sessionIdentity)
+        let log = ChallengeLog()
+        manager.hooks.clientCertificateChallengeHandler = log.handler(answer)
+        return (manager, log)
+    }
+
     @Test func aChallengeHandlerChoosesTheIdentityOncePerConnection() async throws {
         let servers = try await IntegrationServers.shared()
         let identity = try pkcs12Identity(servers)
-        let manager = try manager(servers, nil)
+        let (manager, log) = try hookedManager(servers, sessionIdentity: nil) { (.useCredential, identity) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.useCredential, identity) }
 
         for _ in 0..<2 {
             let (status, body) = await whoAmI(manager, servers)
@@ -165,11 +173,9 @@ struct CoreMutualTLSTests {
     @Test func everyNewConnectionIsAskedSinceNoSessionIsResumed() async throws {
         let servers = try await IntegrationServers.shared()
         let identity = try pkcs12Identity(servers)
-        let manager = try manager(servers, nil)
+        let (manager, log) = try hookedManager(servers, sessionIdentity: nil) { (.useCredential, identity) }
         defer { manager.invalidateSession(cancelingTasks: true) }
         manager.httpVersion = .http1_1  // HTTP/2 has no Connection: close
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.useCredential, identity) }
         for _ in 0..<2 {
             // Connection: close makes nginx end each connection, so the next request needs a handshake;
             // a resumed TLS session would skip the server's certificate request and the hook.
@@ -183,10 +189,8 @@ struct CoreMutualTLSTests {
 
     @Test func defaultHandlingPresentsTheSessionsIdentity() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = try manager(servers, try pkcs12Identity(servers))
+        let (manager, log) = try hookedManager(servers, sessionIdentity: try pkcs12Identity(servers)) { (.performDefaultHandling, nil) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.performDefaultHandling, nil) }
         let (status, body) = await whoAmI(manager, servers)
         #expect(status == 200)
         #expect(body == "CN=AFNetworking Test Client\n")
@@ -195,10 +199,8 @@ struct CoreMutualTLSTests {
 
     @Test func rejectingTheProtectionSpaceSendsNoCertificateEvenWithASessionIdentity() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = try manager(servers, try pkcs12Identity(servers))
+        let (manager, log) = try hookedManager(servers, sessionIdentity: try pkcs12Identity(servers)) { (.rejectProtectionSpace, nil) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.rejectProtectionSpace, nil) }
         let (status, body) = await whoAmI(manager, servers)
         #expect(status == 400)
         #expect(body?.contains("No required SSL certificate was sent") == true)
@@ -219,10 +221,8 @@ struct CoreMutualTLSTests {
 
     @Test func cancellingTheChallengeCancelsTheTask() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = try manager(servers, try pkcs12Identity(servers))
+        let (manager, log) = try hookedManager(servers, sessionIdentity: try pkcs12Identity(servers)) { (.cancelAuthenticationChallenge, nil) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
         let result = await runTask { done in
             manager.dataTask(with: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")), completionHandler: done)
         }
@@ -233,10 +233,8 @@ struct CoreMutualTLSTests {
 
     @Test func aServerThatAsksForNoCertificateNeverCallsTheHandler() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = try manager(servers, nil)
+        let (manager, log) = try hookedManager(servers, sessionIdentity: nil) { (.cancelAuthenticationChallenge, nil) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
         let result = await runTask { done in
             manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/health", scenario: .valid)), completionHandler: done)
         }
@@ -247,10 +245,8 @@ struct CoreMutualTLSTests {
 
     @Test func leanCallsPresentTheSessionsIdentityWithoutAsking() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = try manager(servers, try pkcs12Identity(servers))
+        let (manager, log) = try hookedManager(servers, sessionIdentity: try pkcs12Identity(servers)) { (.cancelAuthenticationChallenge, nil) }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let log = ChallengeLog()
-        manager.hooks.clientCertificateChallengeHandler = log.handler { (.cancelAuthenticationChallenge, nil) }
         let (data, response) = try await manager.session.data(for: URLRequest(url: servers.nginx.mutualTLSURL("/whoami")))
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "CN=AFNetworking Test Client\n")
