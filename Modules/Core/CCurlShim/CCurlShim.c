@@ -1,3 +1,4 @@
+#include <openssl/crypto.h>
 #include <curl/curl.h>
 #include <limits.h>
 #include <openssl/err.h>
@@ -11,6 +12,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "CCurlShim.h"
+
+/// OpenSSL frees its global state, locks included, in an atexit handler, so a thread still inside OpenSSL
+/// when the process exits (a session's engine, a worker releasing a trust store) crashes on a freed lock
+/// (openssl/openssl#6214; seen as af exiting with 139). Suppressed before anything initializes OpenSSL:
+/// the process's memory goes at exit anyway. A constructor, so it runs before the first OpenSSL call
+/// from either module that uses OpenSSL.
+__attribute__((constructor)) static void afc_openssl_keeps_state_at_exit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
 
 unsigned int afc_curl_version_num(void) {
     return curl_version_info(CURLVERSION_NOW)->version_num;

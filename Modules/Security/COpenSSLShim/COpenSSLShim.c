@@ -1,3 +1,4 @@
+#include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -7,6 +8,15 @@
 #include <openssl/err.h>
 #include <limits.h>
 #include "COpenSSLShim.h"
+
+/// OpenSSL frees its global state, locks included, in an atexit handler, so a thread still inside OpenSSL
+/// when the process exits (a session's engine, a worker releasing a trust store) crashes on a freed lock
+/// (openssl/openssl#6214; seen as af exiting with 139). Suppressed before anything initializes OpenSSL:
+/// the process's memory goes at exit anyway. A constructor, so it runs before the first OpenSSL call
+/// from either module that uses OpenSSL.
+__attribute__((constructor)) static void afs_openssl_keeps_state_at_exit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
 
 int afs_x509_stack_count(const STACK_OF(X509) *stack) {
     return stack == NULL ? 0 : sk_X509_num(stack);
