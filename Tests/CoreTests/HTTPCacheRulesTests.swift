@@ -78,6 +78,33 @@ struct HTTPCacheRulesTests {
         }
     }
 
+    @Test func hostileYearsAndFieldsAreInvalidNotATrap() {
+        // Issue 25: Int32(year - 1900) trapped for these, killing the process on the next request.
+        for text in ["Sun, 06 Nov 99999999999 08:49:37 GMT", "Sun Nov  6 08:49:37 99999999999",
+                     "Sun, 06 Nov 2147485547 08:49:37 GMT", "Sun, 06 Nov 300000000 08:49:37 GMT",
+                     "Sun, 06 Nov 10000 08:49:37 GMT", "Sun, 99999999999999999999 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 1994 99999999999:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov +994 08:49:37 GMT", "Sunday, 06-Nov-9999999999999 08:49:37 GMT",
+                     "Sun, 06 Nov 1600 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT"] {
+            #expect(HTTPDate.parse(text) == nil, "\(text)")
+        }
+        #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT") == Date(timeIntervalSince1970: 253_402_300_799))
+        #expect(HTTPDate.parse("Mon, 01 Jan 1601 00:00:00 GMT") == Date(timeIntervalSince1970: -11_644_473_600))
+        // Formatting clamps to the years a date can name.
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 1e300)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.format(.distantFuture) == "Mon, 01 Jan 4001 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: -1e300)) == "Mon, 01 Jan 1601 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: .infinity)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+    }
+
+    @Test func aCachedResponseWithAHostileDateIsStaleNotACrash() {
+        let hostile = "Sun, 06 Nov 99999999999 08:49:37 GMT"
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": hostile, "Expires": hostile])) == 0)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": date, "Expires": hostile])) == 0)
+        #expect(CacheRules.freshnessLifetime(of: stored(["Date": hostile, "Last-Modified": hostile])) == 0)
+        #expect(CacheControl("max-age=99999999999999999999999").maxAge == 1 << 31)
+    }
+
     // MARK: Freshness and age
 
     @Test func freshnessLifetimeComesFromMaxAgeThenExpiresThenLastModified() {

@@ -55,6 +55,17 @@ struct RetryPolicyTests {
         #expect(decide(RetryPolicy(exponentialBackoffScale: 0, randomUnit: { 1 }), attempt: 1) == .retry)
     }
 
+    @Test func hugeBackoffsAndOddRandomsStayWithinTheBound() {
+        let steep = RetryPolicy(retryLimit: 10_000, exponentialBackoffBase: 1_000, randomUnit: { .nan })
+        #expect(decide(steep, attempt: 9_000) == .retryAfter(.seconds(60)))
+        #expect(RetryPolicy.clampedDelay(seconds: .nan, maximum: .seconds(60)) == .zero)
+        #expect(RetryPolicy.clampedDelay(seconds: .infinity, maximum: .seconds(60)) == .seconds(60))
+        #expect(RetryPolicy.clampedDelay(seconds: -.infinity, maximum: .seconds(60)) == .zero)
+        #expect(RetryPolicy.clampedDelay(seconds: 1e16, maximum: .milliseconds(1500)) == .milliseconds(1500))
+        #expect(RetryPolicy.clampedDelay(seconds: 1.2344, maximum: .seconds(60)) == .milliseconds(1234))
+        #expect(RetryPolicy.clampedDelay(seconds: 5, maximum: .seconds(-1)) == .zero)
+    }
+
     @Test func onlyRetryableMethodsStatusesAndErrors() {
         let policy = RetryPolicy(randomUnit: { 0.5 })
         #expect(decide(policy, method: "POST", attempt: 1) == .doNotRetry)
@@ -73,6 +84,14 @@ struct RetryPolicyTests {
         #expect(decide(policy, headers: ["Retry-After": "0"], attempt: 2) == .retryAfter(.seconds(1)))
         #expect(decide(policy, headers: ["Retry-After": "86400"], attempt: 1) == .retryAfter(.seconds(60)))
         #expect(decide(policy, headers: ["Retry-After": "soon"], attempt: 1) == .retryAfter(.milliseconds(500)))
+        // Issue 25: these trapped (an Int32 conversion of the year; Int64(seconds * 1000) before the cap).
+        #expect(decide(policy, headers: ["Retry-After": "Sun, 06 Nov 99999999999 08:49:37 GMT"], attempt: 1)
+                == .retryAfter(.milliseconds(500)))
+        #expect(decide(policy, headers: ["Retry-After": "Sun, 06 Nov 9999 08:49:37 GMT"], attempt: 1)
+                == .retryAfter(.seconds(60)))
+        #expect(decide(policy, headers: ["Retry-After": "Sun, 06 Nov 300000000 08:49:37 GMT"], attempt: 1)
+                == .retryAfter(.milliseconds(500)))
+        #expect(decide(policy, headers: ["Retry-After": "999999999999999999999999"], attempt: 1) == .retryAfter(.seconds(60)))
         var ignoring = policy
         ignoring.honoursRetryAfter = false
         #expect(decide(ignoring, headers: ["Retry-After": "3"], attempt: 1) == .retryAfter(.milliseconds(500)))

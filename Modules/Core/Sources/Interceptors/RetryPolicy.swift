@@ -85,8 +85,19 @@ public struct RetryPolicy: RequestInterceptor {
         if honoursRetryAfter, let retryAfter = failure.response.flatMap({ Self.retryAfter(of: $0, now: now) }) {
             seconds = max(seconds, retryAfter)
         }
-        let delay = min(Duration.milliseconds(Int64((max(0, seconds) * 1000).rounded())), maximumDelay)
+        let delay = Self.clampedDelay(seconds: seconds, maximum: maximumDelay)
         return delay == .zero ? .retry : .retryAfter(delay)
+    }
+
+    /// `seconds` as a duration in 0...`maximum`, capped before any conversion: a `Retry-After` of
+    /// 10^16 s, an infinite backoff or a NaN jitter is a wait of `maximum` (or none), never a trap.
+    static func clampedDelay(seconds: Double, maximum: Duration) -> Duration {
+        let limit = max(.zero, maximum)
+        let (whole, attoseconds) = limit.components
+        let limitSeconds = Double(whole) + Double(attoseconds) / 1e18
+        guard !seconds.isNaN, seconds > 0 else { return .zero }
+        guard seconds < limitSeconds else { return limit }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     private func isRetryable(_ failure: AttemptFailure) -> Bool {
