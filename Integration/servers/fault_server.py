@@ -28,6 +28,15 @@ reachable from several origins and over TLS):
     /hostile/huge-header?size=N  200 with one header line X-Huge of N bytes
     /hostile/header-flood?lines=N   200 with N distinct header lines of 1,000 bytes each
     /hostile/many-headers?count=N   200 with N distinct headers H<i>: <i>
+    /hostile/folded-first-header 200 whose first header line begins with a space (an obs-fold with nothing
+                                 to fold into; libcurl 7.88.1 read freed memory on a reused handle,
+                                 curl/curl#11101). Only direct: nginx refuses to pass it on
+    /hostile/bad-version         a status line naming HTTP/1.7
+    /hostile/slow?delay=S        200 "slow" after S seconds (a busy connection beside fast requests)
+    /hostile/mutated?seed=N[&kind=K]   one of eight realistic responses (a cacheable 200 with dates, a 503
+                                 with Retry-After, a redirect, a gzip-compressed chunked body, a 401, a 206,
+                                 a 304, a 200 with Set-Cookie; K picks one) with one to three mutations drawn
+                                 from a generator seeded with N: the same N is the same bytes, every run
 
 Usage: fault_server.py --port PORT [--pid-file PATH]
 """
@@ -160,6 +169,16 @@ async def hostile(path, query, method, headers, reader, writer):
         lines = int(arg("lines", "1500"))
         flood = [(f"X-Flood-{i}", "f" * 1000) for i in range(lines)]
         writer.write(response_head(200, "OK", flood + [("Content-Length", "0")]))
+    elif path == "/hostile/folded-first-header":
+        writer.write(b"HTTP/1.1 200 OK\r\n X-Folded: nothing to fold into\r\nContent-Length: 2\r\n"
+                     b"Connection: close\r\n\r\nok")
+    elif path == "/hostile/bad-version":
+        writer.write(b"HTTP/1.7 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    elif path == "/hostile/slow":
+        await asyncio.sleep(float(arg("delay", "5")))
+        writer.write(response_head(200, "OK", [("Content-Length", "4")]) + b"slow")
+    elif path == "/hostile/mutated":
+        writer.write(mutated_response(int(arg("seed", "0")), arg("kind")))
     elif path == "/hostile/many-headers":
         count = int(arg("count", "15000"))
         many = [(f"H{i}", str(i)) for i in range(count)]
@@ -167,6 +186,110 @@ async def hostile(path, query, method, headers, reader, writer):
     else:
         return False
     return True
+
+
+MUTATION_KINDS = ["cacheable", "retry-after", "redirect", "gzip-chunked", "unauthorized", "partial",
+                  "not-modified", "set-cookie"]
+HOSTILE_NUMBERS = [b"99999999999", b"2147485547", b"300000000", b"-1", b"18446744073709551616", b"0",
+                   b"999999999999999999999999999", b"+5", b"1e9", b"0x10"]
+
+
+def mutation_template(rng, kind, seed):
+    """The unmutated response of `kind`: status line, header lines and body."""
+    date = b"Sun, 06 Nov 1994 08:49:37 GMT"
+    body = b'{"seed": %d, "ok": true}\n' % seed
+    if kind == "cacheable":
+        lines = [b"HTTP/1.1 200 OK", b"Date: " + date, b"Expires: Sun, 06 Nov 2094 08:49:37 GMT",
+                 b"Last-Modified: " + date, b"Cache-Control: public, max-age=600", b'ETag: "v%d"' % seed,
+                 b"Age: 5", b"Content-Type: application/json"]
+    elif kind == "retry-after":
+        body = b"busy\n"
+        after = b"1" if rng.random() < 0.5 else b"Sun, 06 Nov 1994 08:49:38 GMT"
+        lines = [b"HTTP/1.1 503 Service Unavailable", b"Retry-After: " + after, b"Content-Type: text/plain"]
+    elif kind == "redirect":
+        body = b""
+        lines = [b"HTTP/1.1 302 Found", b"Location: /hostile/mutated?seed=%d&kind=cacheable" % (seed + 1_000_000)]
+    elif kind == "gzip-chunked":
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+        packed = compressor.compress(body * 40) + compressor.flush()
+        half = len(packed) // 2
+        chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, packed[:half], len(packed) - half, packed[half:])
+        return [b"HTTP/1.1 200 OK", b"Content-Encoding: gzip", b"Transfer-Encoding: chunked",
+                b"Content-Type: application/json", b"Connection: close"], chunked
+    elif kind == "unauthorized":
+        lines = [b"HTTP/1.1 401 Unauthorized", b'WWW-Authenticate: Basic realm="mutated"',
+                 b"Content-Type: application/json"]
+    elif kind == "partial":
+        lines = [b"HTTP/1.1 206 Partial Content", b"Content-Range: bytes 0-%d/%d" % (len(body) - 1, len(body) * 2),
+                 b"Accept-Ranges: bytes", b'ETag: "p%d"' % seed]
+    elif kind == "not-modified":
+        body = b""
+        lines = [b"HTTP/1.1 304 Not Modified", b"Date: " + date, b'ETag: "v%d"' % seed, b"Cache-Control: max-age=60"]
+    else:
+        lines = [b"HTTP/1.1 200 OK", b"Set-Cookie: session=%d; Path=/; Max-Age=60" % seed,
+                 b"Set-Cookie: other=1; Domain=127.0.0.1; Expires=Sun, 06 Nov 2094 08:49:37 GMT",
+                 b"Content-Type: application/json"]
+    return lines + [b"Content-Length: %d" % len(body), b"Connection: close"], body
+
+
+def mutated_response(seed, kind=None):
+    """A response of `kind` (else one drawn from the seed) with one to three seeded mutations."""
+    import random
+    rng = random.Random(seed)
+    kind = kind if kind in MUTATION_KINDS else rng.choice(MUTATION_KINDS)
+    lines, body = mutation_template(rng, kind, seed)
+    truncate_at = None
+    for _ in range(rng.randint(1, 3)):
+        choice = rng.randrange(12)
+        index = rng.randrange(len(lines))
+        if choice == 0:  # a space or tab before a header line (the first one included)
+            index = rng.randrange(1, len(lines))
+            lines[index] = rng.choice([b" ", b"\t"]) + lines[index]
+        elif choice == 1:  # a hostile number in place of the first run of digits of a line
+            line = lines[index]
+            digits = [i for i, byte in enumerate(line) if 0x30 <= byte <= 0x39]
+            if digits:
+                start = end = digits[0]
+                while end < len(line) and 0x30 <= line[end] <= 0x39:
+                    end += 1
+                lines[index] = line[:start] + rng.choice(HOSTILE_NUMBERS) + line[end:]
+        elif choice == 2:  # a date whose year no calendar holds
+            lines = [line.replace(b"1994", rng.choice(HOSTILE_NUMBERS)).replace(b"2094", b"99999999999")
+                     for line in lines]
+        elif choice == 3:  # a line twice
+            lines.insert(index, lines[index])
+        elif choice == 4 and len(lines) > 1:  # a line gone (the status line included)
+            del lines[index]
+        elif choice == 5:  # a byte flipped
+            line = bytearray(lines[index] or b"x")
+            line[rng.randrange(len(line))] ^= 1 << rng.randrange(8)
+            lines[index] = bytes(line)
+        elif choice == 6:  # a control byte inside a line
+            line = lines[index]
+            at = rng.randrange(len(line) + 1)
+            lines[index] = line[:at] + rng.choice([b"\r", b"\n", b"\x00", b"\x7f", b"\xff"]) + line[at:]
+        elif choice == 7:  # another status
+            lines[0] = b"HTTP/1.1 %d Mutated" % rng.choice([100, 101, 103, 199, 204, 299, 300, 304, 399, 401, 407,
+                                                            416, 503, 599, 600, 999, 0])
+        elif choice == 8:  # another version
+            lines[0] = rng.choice([b"HTTP/1.0", b"HTTP/2", b"HTTP/0.9", b"HTTP/1.1.1", b"HTTP/9.9", b"http/1.1",
+                                   b"HTTP/1.1 "]) + lines[0][8:]
+        elif choice == 9:  # an odd header
+            lines.insert(rng.randrange(1, len(lines) + 1), rng.choice([
+                b"Transfer-Encoding: chunked", b"Content-Encoding: gzip", b"Content-Encoding: br",
+                b"Content-Length: 0", b"Content-Length: 99999999999999999999", b"Location: \x00",
+                b"Retry-After: Sun, 06 Nov 99999999999 08:49:37 GMT", b"Retry-After: 99999999999999999999",
+                b"Cache-Control: max-age=99999999999999999999", b"Vary: *", b"Set-Cookie: =; Domain=.",
+                b"WWW-Authenticate: Digest", b"Content-Range: bytes 5-1/2", b"Age: -5", b"X-Empty:", b":",
+                b"Expires: Fri, 31 Dec 9999 23:59:59 GMT", b"Date: Mon, 01 Jan 1601 00:00:00 GMT"]))
+        elif choice == 10:  # the body cut short or longer than promised
+            body = body[:rng.randrange(len(body) + 1)] if rng.random() < 0.5 else body + b"trailing bytes"
+        else:  # the whole response cut off somewhere
+            truncate_at = rng.random()
+    raw = b"\r\n".join(lines) + b"\r\n\r\n" + body
+    if truncate_at is not None:
+        raw = raw[:int(len(raw) * truncate_at)]
+    return raw
 
 
 class BadRequest(Exception):

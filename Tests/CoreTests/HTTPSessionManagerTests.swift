@@ -159,6 +159,45 @@ struct VocabularyTests {
         }
     }
 
+    /// Every result libcurl 7.88 defines (curl.h, 1...99; the obsolete numbers are unused) has its own
+    /// code: a malformed response is -1017 or -1011 as URLSession says, never -1 (issue 25, item 6).
+    @Test func everyCurlResultHasItsURLSessionCode() {
+        let table: [URLError.Code: [Int]] = [
+            .unsupportedURL: [1, 4, 41, 48, 49],
+            .badURL: [3],
+            .cannotFindHost: [5, 6, 15],
+            .cannotConnectToHost: [7, 10, 30, 38, 45, 89, 96, 97],
+            .timedOut: [12, 28],
+            .networkConnectionLost: [16, 18, 52, 55, 56, 81, 92, 95, 99],
+            .cannotParseResponse: [8, 43],
+            .badServerResponse: [11, 13, 14, 17, 19, 21, 22, 25, 31, 33, 34, 36, 39, 71, 72, 84, 85, 86, 87, 88],
+            .serverCertificateUntrusted: [60],
+            .secureConnectionFailed: [35, 53, 54, 58, 59, 64, 66, 77, 79, 80, 82, 83, 90, 91, 98],
+            .userAuthenticationRequired: [67, 74, 94],
+            .httpTooManyRedirects: [47],
+            .cancelled: [42],
+            .cannotLoadFromNetwork: [2, 27],
+            .cannotDecodeContentData: [61],
+            .dataLengthExceedsMaximum: [63],
+            .requestBodyStreamExhausted: [65],
+            .cannotWriteToFile: [23, 70],
+            .cannotCreateFile: [73],
+            .cannotOpenFile: [26],
+            .fileDoesNotExist: [37, 68, 78],
+            .noPermissionsToReadFile: [9, 69],
+            .unknown: [93],
+        ]
+        let obsolete: Set<Int> = [20, 24, 29, 32, 40, 44, 46, 50, 51, 57, 62, 75, 76]
+        var covered = obsolete
+        for (code, raws) in table {
+            for raw in raws {
+                #expect(CurlErrorMapping.urlErrorCode(rawCurlCode: raw) == code, "CURLcode \(raw)")
+                #expect(covered.insert(raw).inserted, "CURLcode \(raw) is listed twice")
+            }
+        }
+        #expect(covered == Set(1...99), "unlisted: \(Set(1...99).subtracting(covered).sorted())")
+    }
+
     @Test func untrustedErrorHasSPECsMessageAndKeys() throws {
         let url = URL(string: "https://localhost:8443/x")!
         let trust = ServerTrust(certificateChain: [Data([1, 2])], host: "localhost")

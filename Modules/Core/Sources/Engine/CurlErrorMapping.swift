@@ -8,31 +8,64 @@ import AFProtocols
 
 /// Maps libcurl results to the `URLError` codes of Foundation's URL loading system, as SPEC section 5 lists.
 package enum CurlErrorMapping {
-    /// The `URLError` code for `code` (never `CURLE_OK`).
+    /// The `URLError` code for `code` (never `CURLE_OK`): every result libcurl 7.88 defines has its own
+    /// line (unit-tested as a table), so a malformed response surfaces as URLSession reports it
+    /// (-1017 `cannotParseResponse`, -1011 `badServerResponse`, -1005 `networkConnectionLost`), never as
+    /// -1 `unknown`. Codes only FTP, TFTP, LDAP, RTSP or SSH return are mapped by their meaning too,
+    /// though the engine allows http(s) only. `unknown` is left for `CURLE_RECURSIVE_API_CALL` (a misuse of
+    /// libcurl from its own callback, never caused by a server) and codes newer than this table.
     static func urlErrorCode(for code: CURLcode) -> URLError.Code {
         switch code {
-        case CURLE_UNSUPPORTED_PROTOCOL: return .unsupportedURL
+        // The URL, and what this libcurl can do with it.
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_FUNCTION_NOT_FOUND, CURLE_UNKNOWN_OPTION,
+             CURLE_SETOPT_OPTION_SYNTAX:
+            return .unsupportedURL
         case CURLE_URL_MALFORMAT: return .badURL
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
+        // Reaching the server.
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_FTP_CANT_GET_HOST: return .cannotFindHost
         // A proxy handshake that failed (a SOCKS5 refusal or wrong credentials) is a connection that failed.
-        case CURLE_COULDNT_CONNECT, CURLE_PROXY: return .cannotConnectToHost
-        case CURLE_OPERATION_TIMEDOUT: return .timedOut
+        case CURLE_COULDNT_CONNECT, CURLE_PROXY, CURLE_INTERFACE_FAILED, CURLE_NO_CONNECTION_AVAILABLE,
+             CURLE_QUIC_CONNECT_ERROR, CURLE_FTP_ACCEPT_FAILED, CURLE_FTP_PORT_FAILED, CURLE_LDAP_CANNOT_BIND:
+            return .cannotConnectToHost
+        case CURLE_OPERATION_TIMEDOUT, CURLE_FTP_ACCEPT_TIMEOUT: return .timedOut
+        // The connection broke off.
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM:
+             CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_AGAIN, CURLE_UNRECOVERABLE_POLL:
             return .networkConnectionLost
+        // A response that cannot be read as HTTP: a bad status line, a header line libcurl cannot store
+        // (CURLE_BAD_FUNCTION_ARGUMENT: a folded line with nothing to fold into), a bad chunk size.
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_FUNCTION_ARGUMENT: return .cannotParseResponse
+        // A response that is well-formed but not what was asked for.
+        case CURLE_HTTP_RETURNED_ERROR, CURLE_RANGE_ERROR, CURLE_BAD_DOWNLOAD_RESUME, CURLE_HTTP_POST_ERROR,
+             CURLE_FTP_WEIRD_PASS_REPLY, CURLE_FTP_WEIRD_PASV_REPLY, CURLE_FTP_WEIRD_227_FORMAT,
+             CURLE_FTP_COULDNT_SET_TYPE, CURLE_FTP_COULDNT_RETR_FILE, CURLE_QUOTE_ERROR, CURLE_UPLOAD_FAILED,
+             CURLE_FTP_COULDNT_USE_REST, CURLE_LDAP_SEARCH_FAILED, CURLE_TFTP_ILLEGAL, CURLE_TFTP_UNKNOWNID,
+             CURLE_FTP_PRET_FAILED, CURLE_RTSP_CSEQ_ERROR, CURLE_RTSP_SESSION_ERROR, CURLE_FTP_BAD_FILE_LIST,
+             CURLE_CHUNK_FAILED:
+            return .badServerResponse
+        // TLS.
         case CURLE_PEER_FAILED_VERIFICATION: return .serverCertificateUntrusted
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
-             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
-             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
+             CURLE_USE_SSL_FAILED, CURLE_SSH:
             return .secureConnectionFailed
+        // Credentials.
+        case CURLE_LOGIN_DENIED, CURLE_AUTH_ERROR, CURLE_TFTP_NOSUCHUSER: return .userAuthenticationRequired
+        // The body.
         case CURLE_TOO_MANY_REDIRECTS: return .httpTooManyRedirects
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled
-        case CURLE_OUT_OF_MEMORY: return .cannotLoadFromNetwork
+        case CURLE_OUT_OF_MEMORY, CURLE_FAILED_INIT: return .cannotLoadFromNetwork
         case CURLE_BAD_CONTENT_ENCODING: return .cannotDecodeContentData
         case CURLE_FILESIZE_EXCEEDED: return .dataLengthExceedsMaximum
-        case CURLE_WRITE_ERROR: return .cannotWriteToFile
+        case CURLE_SEND_FAIL_REWIND: return .requestBodyStreamExhausted
+        // Files, local and remote.
+        case CURLE_WRITE_ERROR, CURLE_REMOTE_DISK_FULL: return .cannotWriteToFile
+        case CURLE_REMOTE_FILE_EXISTS: return .cannotCreateFile
         case CURLE_READ_ERROR: return .cannotOpenFile
+        case CURLE_FILE_COULDNT_READ_FILE, CURLE_TFTP_NOTFOUND, CURLE_REMOTE_FILE_NOT_FOUND: return .fileDoesNotExist
+        case CURLE_REMOTE_ACCESS_DENIED, CURLE_TFTP_PERM: return .noPermissionsToReadFile
         default: return .unknown
         }
     }

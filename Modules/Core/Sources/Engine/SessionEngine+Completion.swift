@@ -52,6 +52,12 @@ extension SessionEngine {
             outcome.error = CurlErrorMapping.error(
                 .cannotParseResponse, url: transfer.request.url,
                 description: "A response header line exceeds libcurl's bound of 100 KiB.")
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL && transfer.machine.lastHead == nil {
+            // The request's scheme was checked before it went out, so libcurl means the status line
+            // ("Unsupported HTTP version in response"); a refused redirect's Location comes after a head.
+            outcome.error = CurlErrorMapping.error(
+                .cannotParseResponse, url: transfer.request.url,
+                description: "The response's status line names no HTTP version libcurl supports.")
         } else if code != CURLE_OK {
             var detail: String?
             if let message = curl_easy_strerror(code) { detail = String(cString: message) }
