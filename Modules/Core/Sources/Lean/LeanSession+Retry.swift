@@ -5,12 +5,14 @@ import FoundationNetworking
 
 /// Attempts of one lean call under a ``RequestInterceptor``: adapt, send, and on a failure (a transport
 /// error, or a status of 400 or more) ask whether to send again, waiting on the session's
-/// ``RetryClock`` when asked to.
+/// ``RetryClock`` when asked to. The interceptor judges the request it adapted (what the first hop
+/// sent), and at most ``TransferLimits/maximumAttempts`` attempts run, whatever it asks.
 extension LeanSession {
     func attempts(_ request: URLRequest, _ callInterceptor: (any RequestInterceptor)?,
                   _ send: (URLRequest) async throws -> Outcome) async throws -> Outcome {
         let (sessionInterceptor, clock) = manager.retrySettings
         guard let interceptor = callInterceptor ?? sessionInterceptor else { return try await send(request) }
+        let maximumAttempts = manager.transferLimits.maximumAttempts
         var attempt = 1
         while true {
             let adapted = try await interceptor.adapt(request, attempt: attempt)
@@ -28,7 +30,9 @@ extension LeanSession {
                 outcome = nil
                 failure = AttemptFailure(error: error, response: nil)
             }
-            switch await interceptor.retry(adapted, after: failure, attempt: attempt) {
+            let decision: RetryDecision = attempt < maximumAttempts
+                ? await interceptor.retry(adapted, after: failure, attempt: attempt) : .doNotRetry
+            switch decision {
             case .doNotRetry:
                 if let outcome { return outcome }
                 throw failure.error ?? CurlErrorMapping.error(.unknown, url: request.url)

@@ -36,7 +36,9 @@ public struct LeanSession: Sendable {
     public func upload(for request: URLRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = DataBodySource(bodyData)
-        let outcome = try await attempts(request, interceptor) { try await perform($0, source: source, download: false) }
+        let outcome = try await attempts(Self.uploadRequest(request), interceptor) {
+            try await perform($0, source: source, download: false)
+        }
         return (outcome.data ?? Data(), try response(of: outcome))
     }
 
@@ -46,7 +48,9 @@ public struct LeanSession: Sendable {
     public func upload(for request: URLRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = try FileBodySource(fileURL: fileURL)
-        let outcome = try await attempts(request, interceptor) { try await perform($0, source: source, download: false) }
+        let outcome = try await attempts(Self.uploadRequest(request), interceptor) {
+            try await perform($0, source: source, download: false)
+        }
         return (outcome.data ?? Data(), try response(of: outcome))
     }
 
@@ -91,6 +95,15 @@ public struct LeanSession: Sendable {
         return (LeanResponseBody(consumer: consumer), response)
     }
 
+    /// An upload's request as it goes out: POST unless it names another method, its `httpBody` replaced by
+    /// the upload's source. Made before the interceptor sees it, so a retry is judged on the method sent.
+    private static func uploadRequest(_ request: URLRequest) -> URLRequest {
+        var request = request
+        if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
+        request.httpBody = nil
+        return request
+    }
+
     private func response(of outcome: Outcome) throws -> HTTPURLResponse {
         guard let response = outcome.task.response as? HTTPURLResponse else {
             throw CurlErrorMapping.error(.badServerResponse, url: outcome.task.originalRequest?.url)
@@ -123,9 +136,6 @@ public struct LeanSession: Sendable {
                     task = SessionDownloadTask(identifier: identifier, request: request, bodySource: nil,
                                                controller: controller, leanDelivery: delivery)
                 } else if let source {
-                    var request = request
-                    if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
-                    request.httpBody = nil
                     task = SessionUploadTask(identifier: identifier, request: request, bodySource: source,
                                              controller: controller, leanDelivery: delivery)
                 } else {

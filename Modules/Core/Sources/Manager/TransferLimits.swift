@@ -16,6 +16,9 @@ public struct TransferLimits: Sendable, Hashable {
     /// The default ``maximumHeaderSize``: 256 KiB. libcurl (7.88) itself refuses a header line over
     /// 100 KiB and header blocks over 300 KiB in all, so larger values do not admit more.
     public static let defaultMaximumHeaderSize = 256 << 10
+    /// The default ``maximumAttempts``: 10 (``RetryPolicy``'s defaults make 3 attempts at most,
+    /// ``AuthenticationInterceptor``'s 6).
+    public static let defaultMaximumAttempts = 10
 
     /// The most body bytes (after content decoding) a data or upload task keeps in memory for its
     /// completion. Default ``defaultMaximumBodySize``; nil for no bound. Bodies handed to a
@@ -27,12 +30,20 @@ public struct TransferLimits: Sendable, Hashable {
     /// The most bytes of header lines one response may send (all its header blocks: redirects,
     /// authentication rounds and informational responses count). Default ``defaultMaximumHeaderSize``.
     public var maximumHeaderSize: Int
+    /// The most attempts one task or lean call makes under a ``RequestInterceptor``, the first included,
+    /// however often the interceptor asks to retry: past it the last attempt's outcome (its response or
+    /// error) is the answer, and the interceptor is not asked again. A server that keeps answering 401 or
+    /// 503, or an interceptor that always says retry, cannot keep a task running. At least 1. Default
+    /// ``defaultMaximumAttempts``.
+    public var maximumAttempts: Int
 
     /// Creates limits; every argument defaults to the documented default.
     public init(maximumBodySize: Int64? = TransferLimits.defaultMaximumBodySize, maximumDownloadSize: Int64? = nil,
-                maximumHeaderSize: Int = TransferLimits.defaultMaximumHeaderSize) {
+                maximumHeaderSize: Int = TransferLimits.defaultMaximumHeaderSize,
+                maximumAttempts: Int = TransferLimits.defaultMaximumAttempts) {
         self.maximumBodySize = maximumBodySize
         self.maximumDownloadSize = maximumDownloadSize
         self.maximumHeaderSize = maximumHeaderSize
+        self.maximumAttempts = max(1, maximumAttempts)
     }
 }

@@ -29,7 +29,10 @@ extension URLSessionManager {
                 }
                 guard let self else { return }
                 self.retryWaits.withLock { $0[ObjectIdentifier(task)] = nil }
-                task.updateStorage { $0.currentRequest = adapted }
+                task.updateStorage { state in
+                    state.currentRequest = adapted
+                    state.attemptRequest = adapted
+                }
                 // A cancel that came meanwhile is seen by the engine when the task begins.
                 self.startOnEngine(task, engine)
             }
@@ -46,11 +49,12 @@ extension URLSessionManager {
     /// Holds `finished` back if its task's interceptor is to decide on a retry; true when it did.
     func deferForRetry(_ finished: FinishedTransfer, sessionInterceptor: (any RequestInterceptor)?) -> Bool {
         let task = finished.task
-        let (own, attempt, declined) = task.updateStorage { state in
+        let (own, attempt, declined, sent) = task.updateStorage { state in
             defer { state.retryDeclined = false }
-            return (state.interceptor, state.attempt, state.retryDeclined)
+            return (state.interceptor, state.attempt, state.retryDeclined, state.attemptRequest)
         }
-        guard !declined, let interceptor = own ?? sessionInterceptor else { return false }
+        guard !declined, let interceptor = own ?? sessionInterceptor,
+              attempt < (task.transferLimits ?? transferLimits).maximumAttempts else { return false }
         let response = task.response as? HTTPURLResponse
         let failure: AttemptFailure
         if let error = finished.outcome.error {
@@ -61,7 +65,10 @@ extension URLSessionManager {
         } else {
             return false
         }
-        guard let request = task.currentRequest ?? task.originalRequest else { return false }
+        // Judged on what the attempt sent on its first hop: after a redirect, currentRequest is the last
+        // hop's (a POST answered 302 then 503 is not a GET to retry; a 401 from another origin is judged
+        // with the credential the interceptor put on, not on a hop that dropped it).
+        guard let request = sent ?? task.originalRequest else { return false }
         let clock = retrySettings.clock
         // Running again while the interceptor decides, so that cancel() reaches it.
         task.updateStorage { $0.state = .running }

@@ -277,6 +277,9 @@ struct TaskStorage: Sendable {
     /// The current attempt's logs, metrics and span (nil when nothing listens).
     var telemetry: RequestTelemetry?
     var attempt = 1
+    /// What the current attempt sent on its first hop (the interceptor's adaptation): its retry is judged
+    /// on this request, not on a redirect's.
+    var attemptRequest: URLRequest?
     /// The interceptor already declined to retry the attempt that just ended: it completes.
     var retryDeclined = false
     /// The download task a data task became (its transfer continues there).
