@@ -7,6 +7,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 /// The `URLError` code `body` threw (nil when it returned or threw something else).
@@ -56,5 +57,34 @@ struct CoreMalformedResponseTests {
             #expect(error.code == .cannotParseResponse)
             #expect(error.userInfo[NSURLErrorFailingURLErrorKey] as? URL == url)
         }
+    }
+}
+
+@Suite("Core: a slow HTTP/1.1 response does not hold back its host")
+struct CoreSlowHostTests {
+    /// Every transfer waited for a busy connection (CURLOPT_PIPEWAIT with multiplexing on), so while a
+    /// response head was outstanding no other request to its HTTP/1.1 host was even sent: a request
+    /// started 50 ms after a 5 s one finished after it. Only a host known to multiplex is waited for now.
+    @Test func aFastRequestFinishesWhileASlowOneToTheSameHostIsPending() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        // One earlier exchange, so the fast request would find the handle and connection state of a used host.
+        _ = try await manager.session.data(for: URLRequest(url: servers.faultServer.url("/health")))
+        let slowDone = Mutex(false)
+        let slow = Task {
+            _ = try? await manager.session.data(for: URLRequest(url: servers.faultServer.url("/hostile/slow?delay=4")))
+            slowDone.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let (data, response) = try await manager.session.data(for: URLRequest(url: servers.faultServer.url("/health")))
+        #expect(response.statusCode == 200 && data == Data("ok\n".utf8))
+        #expect(slowDone.withLock { $0 } == false, "the fast request waited for the slow one")
+        // The AF path too.
+        let result = await runTask { manager.dataTask(with: URLRequest(url: servers.faultServer.url("/health")),
+                                                      completionHandler: $0) }
+        #expect(result.response?.statusCode == 200)
+        #expect(slowDone.withLock { $0 } == false, "the fast task waited for the slow one")
+        await slow.value
+        #expect(slowDone.withLock { $0 })
     }
 }

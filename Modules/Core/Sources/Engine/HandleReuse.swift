@@ -32,4 +32,8 @@ struct PlainTransferOptions: Equatable {
     var streamWeight: Int
     /// libcurl asks for and decodes compressed bodies (the request names no Accept-Encoding of its own).
     var decodesContent: Bool
+    /// The transfer waits for a busy connection to its host rather than opening one (`CURLOPT_PIPEWAIT`):
+    /// only when the host is known to multiplex, so a slow HTTP/1.1 response never holds back the
+    /// requests queued behind it.
+    var waitsForMultiplexing: Bool
 }

@@ -110,6 +110,12 @@ struct HostAdmission {
     }
 
     /// `host` multiplexes: its tasks stop waiting for a connection of their own.
+    /// Whether `task`'s host is known to multiplex.
+    func multiplexes(hostOf task: SessionTask) -> Bool {
+        guard !multiplexing.isEmpty, let key = keys[ObjectIdentifier(task)] else { return false }
+        return multiplexing.contains(key)
+    }
+
     mutating func markMultiplexing(_ host: String) {
         multiplexing.insert(host)
     }

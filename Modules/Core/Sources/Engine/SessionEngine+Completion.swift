@@ -100,6 +100,11 @@ extension SessionEngine {
             state.metrics = outcome.metrics
         }
         finishedTransfers.append(FinishedTransfer(task: task, outcome: outcome))
+        if transfer.announcesMultiplexing, let host = admission.host(of: task) {
+            // Later transfers to this host wait for its connection (CURLOPT_PIPEWAIT) instead of opening more.
+            transfer.announcesMultiplexing = false
+            admission.markMultiplexing(host)
+        }
         if let host = admission.release(task) { startWaiting(on: host) }
     }
 

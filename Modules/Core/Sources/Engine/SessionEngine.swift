@@ -354,6 +354,7 @@ final class SessionEngine: @unchecked Sendable {
         do {
             let policy = trustContext.currentPolicy
             let trust = policy == nil ? nil : Unmanaged.passUnretained(trustContext).toOpaque()
+            transfer.hostMultiplexes = admission.multiplexes(hostOf: transfer.task)
             try transfer.configure(trustContext: trust, pinsServerTrust: (policy?.pinningMode ?? .none) != .none)
         } catch {
             transfersByTask[ObjectIdentifier(transfer.task)] = nil

@@ -77,7 +77,7 @@ extension Transfer {
         afc_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
         // No CA directory: Debian's libcurl defaults to /etc/ssl/certs beside the CA bundle, and with a
         // directory set libcurl re-parses the whole bundle (about 140 certificates) for every new TLS
         // connection instead of keeping it parsed in the multi handle. The bundle holds the same anchors.
@@ -165,7 +165,8 @@ extension Transfer {
             httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath,
             proxy: socketPath == nil ? request.url.flatMap(settings.proxies.proxy(for:)) : nil, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
-                                                                sessionHeaderNames: settings.additionalHeaderNames))
+                                                                sessionHeaderNames: settings.additionalHeaderNames),
+            waitsForMultiplexing: hostMultiplexes)
     }
 
     private func configureMethodAndBody(method: String) throws {

@@ -54,6 +54,9 @@ final class Transfer {
     /// A response arrived over HTTP/2 or HTTP/3 (the connection multiplexes) and the engine has not acted
     /// on it yet (it clears the flag).
     var announcesMultiplexing = false
+    /// The engine knows the transfer's host multiplexes (an earlier response came over HTTP/2 or 3): the
+    /// transfer waits for that connection instead of opening another. Set before each attempt is configured.
+    var hostMultiplexes = false
     /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
     var requestURLString = ""
 
