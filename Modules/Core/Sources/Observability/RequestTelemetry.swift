@@ -21,6 +21,11 @@ struct RequestTelemetry: Sendable {
     let method: String
     let url: String
     let started: UInt64
+    /// What a recorded error must not name: the request's URL (whose loggable form replaces it), whether
+    /// query values are kept, and the credential header values (spans only).
+    let target: URL
+    let logsQueryValues: Bool
+    let credentials: [String]
 
     /// Starts the telemetry of an attempt of `request` (whose headers get the span's context).
     static func begin(_ request: inout URLRequest, identifier: Int, settings: ObservabilitySettings) -> RequestTelemetry? {
@@ -46,7 +51,9 @@ struct RequestTelemetry: Sendable {
         logging?[metadataKey: "af.request.id"] = "\(identifier)"
         logging?.debug("request", metadata: ["http.method": "\(method)", "url": "\(url)"])
         return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: method, url: url,
-                                started: DispatchTime.now().uptimeNanoseconds)
+                                started: DispatchTime.now().uptimeNanoseconds, target: target,
+                                logsQueryValues: settings.logsQueryValues,
+                                credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
     }
 
     /// Ends the attempt: its response (or error), bytes and duration.
@@ -80,7 +87,8 @@ struct RequestTelemetry: Sendable {
                 if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
             if let error {
-                span.recordError(error)
+                span.recordError(Self.recordable(error, request: target, secrets: credentials,
+                                                 queryValues: logsQueryValues))
                 span.attributes["error.type"] = "\(code ?? 0)"
                 span.setStatus(SpanStatus(code: .error))
             }
@@ -95,19 +103,6 @@ struct RequestTelemetry: Sendable {
     static let errorsLabel = "af_http_client_errors_total"
     static let waitingLabel = "af_http_client_waiting_tasks"
     static let connectionsLabel = "af_http_client_open_connections"
-
-    /// `url` without its user and password, and with each query value replaced by `…` unless
-    /// `queryValues` (tokens travel in queries).
-    static func loggable(_ url: URL, queryValues: Bool) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "-" }
-        components.user = nil
-        components.password = nil
-        components.fragment = nil
-        guard !queryValues, let items = components.percentEncodedQueryItems else { return components.string ?? "-" }
-        components.percentEncodedQuery = nil
-        let query = items.map { $0.value == nil ? $0.name : $0.name + "=…" }.joined(separator: "&")
-        return (components.string ?? "-") + "?" + query
-    }
 }
 
 /// Writes a span's context into the request's headers.
@@ -124,7 +119,9 @@ public struct ObservabilitySettings: Sendable {
     /// Default: a logger that logs nothing (``URLSessionManager/disabledLogger``); a task's own
     /// ``SessionTask/logger`` replaces it.
     public var logger: Logger = URLSessionManager.disabledLogger
-    /// Whether logged and traced URLs keep their query values. Default false: `?token=…`.
+    /// Whether logged and traced URLs (in the errors spans record too) keep their query values. Default
+    /// false: `?token=…`. Credentials (the URL's user and password, `Authorization`, `Proxy-Authorization`
+    /// and `Cookie` values) are never reported.
     public var logsQueryValues = false
     /// Where metrics go; nil (the default) uses `MetricsSystem`'s bootstrapped factory (and, if none was
     /// bootstrapped, records nothing).
