@@ -18,7 +18,10 @@ struct RequestTelemetry: Sendable {
     let logger: Logger?
     let metrics: (any MetricsFactory)?
     let span: (any Span)?
+    /// The method as sent (uppercased), as log lines show it (``loggableMethod(_:)``).
     let method: String
+    /// The method as metrics label it: ``methodLabel(_:)``.
+    let methodLabel: String
     let url: String
     let started: UInt64
     /// What a recorded error must not name: the request's URL (whose loggable form replaces it), whether
@@ -34,11 +37,15 @@ struct RequestTelemetry: Sendable {
         let tracer = settings.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
         guard logger != nil || metrics != nil || tracer != nil, let target = request.url else { return nil }
         let method = request.httpMethod?.uppercased() ?? "GET"
+        let methodLabel = Self.methodLabel(method)
         let url = Self.loggable(target, queryValues: settings.logsQueryValues)
         var span: (any Span)?
         if let tracer {
-            let started = tracer.startSpan(method, context: ServiceContext.current ?? .topLevel, ofKind: .client)
-            started.attributes["http.request.method"] = method
+            let isOther = methodLabel == Self.otherLabel
+            let started = tracer.startSpan(isOther ? Self.otherMethodSpanName : methodLabel,
+                                           context: ServiceContext.current ?? .topLevel, ofKind: .client)
+            started.attributes["http.request.method"] = methodLabel
+            if isOther { started.attributes["http.request.method_original"] = Self.boundedOriginalMethod(method) }
             started.attributes["url.full"] = url
             if let host = target.host { started.attributes["server.address"] = host }
             if let port = target.port ?? (target.scheme == "https" ? 443 : 80) as Int? {
@@ -49,8 +56,10 @@ struct RequestTelemetry: Sendable {
         }
         var logging = logger
         logging?[metadataKey: "af.request.id"] = "\(identifier)"
-        logging?.debug("request", metadata: ["http.method": "\(method)", "url": "\(url)"])
-        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: method, url: url,
+        let logged = Self.loggableMethod(method)
+        logging?.debug("request", metadata: ["http.method": "\(logged)", "url": "\(url)"])
+        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
+                                methodLabel: methodLabel, url: url,
                                 started: DispatchTime.now().uptimeNanoseconds, target: target,
                                 logsQueryValues: settings.logsQueryValues,
                                 credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
@@ -60,7 +69,7 @@ struct RequestTelemetry: Sendable {
     func end(response: HTTPURLResponse?, error: (any Error)?, bytesSent: Int64, bytesReceived: Int64) {
         let nanoseconds = Int64(DispatchTime.now().uptimeNanoseconds &- started)
         let code = error.map { ($0 as NSError).code }
-        let statusClass = error != nil ? "error" : response.map { "\($0.statusCode / 100)xx" } ?? "none"
+        let statusClass = error != nil ? "error" : response.map { Self.statusClassLabel($0.statusCode) } ?? "none"
         if let logger {
             var metadata: Logger.Metadata = [
                 "http.method": "\(method)", "url": "\(url)", "duration.ms": "\(nanoseconds / 1_000_000)",
@@ -71,14 +80,15 @@ struct RequestTelemetry: Sendable {
             logger.debug(error == nil ? "response" : "failure", metadata: metadata)
         }
         if let metrics {
-            let dimensions = [("method", method), ("status_class", statusClass)]
+            let dimensions = [("method", methodLabel), ("status_class", statusClass)]
             Counter(label: Self.requestsLabel, dimensions: dimensions, factory: metrics).increment()
             Timer(label: Self.durationLabel, dimensions: dimensions, factory: metrics).recordNanoseconds(nanoseconds)
-            Counter(label: Self.sentLabel, dimensions: [("method", method)], factory: metrics).increment(by: max(0, bytesSent))
-            Counter(label: Self.receivedLabel, dimensions: [("method", method)], factory: metrics)
+            Counter(label: Self.sentLabel, dimensions: [("method", methodLabel)], factory: metrics)
+                .increment(by: max(0, bytesSent))
+            Counter(label: Self.receivedLabel, dimensions: [("method", methodLabel)], factory: metrics)
                 .increment(by: max(0, bytesReceived))
-            if let code {
-                Counter(label: Self.errorsLabel, dimensions: [("code", "\(code)")], factory: metrics).increment()
+            if let error {
+                Counter(label: Self.errorsLabel, dimensions: [("code", Self.errorCodeLabel(error))], factory: metrics).increment()
             }
         }
         if let span {
@@ -89,7 +99,7 @@ struct RequestTelemetry: Sendable {
             if let error {
                 span.recordError(Self.recordable(error, request: target, secrets: credentials,
                                                  queryValues: logsQueryValues))
-                span.attributes["error.type"] = "\(code ?? 0)"
+                span.attributes["error.type"] = Self.errorCodeLabel(error)
                 span.setStatus(SpanStatus(code: .error))
             }
             span.end()
