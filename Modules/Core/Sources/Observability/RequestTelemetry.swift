@@ -18,9 +18,17 @@ struct RequestTelemetry: Sendable {
     let logger: Logger?
     let metrics: (any MetricsFactory)?
     let span: (any Span)?
+    /// The method as sent (uppercased), as log lines show it (``loggableMethod(_:)``).
     let method: String
+    /// The method as metrics label it: ``methodLabel(_:)``.
+    let methodLabel: String
     let url: String
     let started: UInt64
+    /// What a recorded error must not name: the request's URL (whose loggable form replaces it), whether
+    /// query values are kept, and the credential header values (spans only).
+    let target: URL
+    let logsQueryValues: Bool
+    let credentials: [String]
 
     /// Starts the telemetry of an attempt of `request` (whose headers get the span's context).
     static func begin(_ request: inout URLRequest, identifier: Int, settings: ObservabilitySettings) -> RequestTelemetry? {
@@ -29,11 +37,15 @@ struct RequestTelemetry: Sendable {
         let tracer = settings.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
         guard logger != nil || metrics != nil || tracer != nil, let target = request.url else { return nil }
         let method = request.httpMethod?.uppercased() ?? "GET"
+        let methodLabel = Self.methodLabel(method)
         let url = Self.loggable(target, queryValues: settings.logsQueryValues)
         var span: (any Span)?
         if let tracer {
-            let started = tracer.startSpan(method, context: ServiceContext.current ?? .topLevel, ofKind: .client)
-            started.attributes["http.request.method"] = method
+            let isOther = methodLabel == Self.otherLabel
+            let started = tracer.startSpan(isOther ? Self.otherMethodSpanName : methodLabel,
+                                           context: ServiceContext.current ?? .topLevel, ofKind: .client)
+            started.attributes["http.request.method"] = methodLabel
+            if isOther { started.attributes["http.request.method_original"] = Self.boundedOriginalMethod(method) }
             started.attributes["url.full"] = url
             if let host = target.host { started.attributes["server.address"] = host }
             if let port = target.port ?? (target.scheme == "https" ? 443 : 80) as Int? {
@@ -44,16 +56,20 @@ struct RequestTelemetry: Sendable {
         }
         var logging = logger
         logging?[metadataKey: "af.request.id"] = "\(identifier)"
-        logging?.debug("request", metadata: ["http.method": "\(method)", "url": "\(url)"])
-        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: method, url: url,
-                                started: DispatchTime.now().uptimeNanoseconds)
+        let logged = Self.loggableMethod(method)
+        logging?.debug("request", metadata: ["http.method": "\(logged)", "url": "\(url)"])
+        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
+                                methodLabel: methodLabel, url: url,
+                                started: DispatchTime.now().uptimeNanoseconds, target: target,
+                                logsQueryValues: settings.logsQueryValues,
+                                credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
     }
 
     /// Ends the attempt: its response (or error), bytes and duration.
     func end(response: HTTPURLResponse?, error: (any Error)?, bytesSent: Int64, bytesReceived: Int64) {
         let nanoseconds = Int64(DispatchTime.now().uptimeNanoseconds &- started)
         let code = error.map { ($0 as NSError).code }
-        let statusClass = error != nil ? "error" : response.map { "\($0.statusCode / 100)xx" } ?? "none"
+        let statusClass = error != nil ? "error" : response.map { Self.statusClassLabel($0.statusCode) } ?? "none"
         if let logger {
             var metadata: Logger.Metadata = [
                 "http.method": "\(method)", "url": "\(url)", "duration.ms": "\(nanoseconds / 1_000_000)",
@@ -64,14 +80,15 @@ struct RequestTelemetry: Sendable {
             logger.debug(error == nil ? "response" : "failure", metadata: metadata)
         }
         if let metrics {
-            let dimensions = [("method", method), ("status_class", statusClass)]
+            let dimensions = [("method", methodLabel), ("status_class", statusClass)]
             Counter(label: Self.requestsLabel, dimensions: dimensions, factory: metrics).increment()
             Timer(label: Self.durationLabel, dimensions: dimensions, factory: metrics).recordNanoseconds(nanoseconds)
-            Counter(label: Self.sentLabel, dimensions: [("method", method)], factory: metrics).increment(by: max(0, bytesSent))
-            Counter(label: Self.receivedLabel, dimensions: [("method", method)], factory: metrics)
+            Counter(label: Self.sentLabel, dimensions: [("method", methodLabel)], factory: metrics)
+                .increment(by: max(0, bytesSent))
+            Counter(label: Self.receivedLabel, dimensions: [("method", methodLabel)], factory: metrics)
                 .increment(by: max(0, bytesReceived))
-            if let code {
-                Counter(label: Self.errorsLabel, dimensions: [("code", "\(code)")], factory: metrics).increment()
+            if let error {
+                Counter(label: Self.errorsLabel, dimensions: [("code", Self.errorCodeLabel(error))], factory: metrics).increment()
             }
         }
         if let span {
@@ -80,8 +97,9 @@ struct RequestTelemetry: Sendable {
                 if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
             if let error {
-                span.recordError(error)
-                span.attributes["error.type"] = "\(code ?? 0)"
+                span.recordError(Self.recordable(error, request: target, secrets: credentials,
+                                                 queryValues: logsQueryValues))
+                span.attributes["error.type"] = Self.errorCodeLabel(error)
                 span.setStatus(SpanStatus(code: .error))
             }
             span.end()
@@ -95,19 +113,6 @@ struct RequestTelemetry: Sendable {
     static let errorsLabel = "af_http_client_errors_total"
     static let waitingLabel = "af_http_client_waiting_tasks"
     static let connectionsLabel = "af_http_client_open_connections"
-
-    /// `url` without its user and password, and with each query value replaced by `…` unless
-    /// `queryValues` (tokens travel in queries).
-    static func loggable(_ url: URL, queryValues: Bool) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "-" }
-        components.user = nil
-        components.password = nil
-        components.fragment = nil
-        guard !queryValues, let items = components.percentEncodedQueryItems else { return components.string ?? "-" }
-        components.percentEncodedQuery = nil
-        let query = items.map { $0.value == nil ? $0.name : $0.name + "=…" }.joined(separator: "&")
-        return (components.string ?? "-") + "?" + query
-    }
 }
 
 /// Writes a span's context into the request's headers.
@@ -124,7 +129,9 @@ public struct ObservabilitySettings: Sendable {
     /// Default: a logger that logs nothing (``URLSessionManager/disabledLogger``); a task's own
     /// ``SessionTask/logger`` replaces it.
     public var logger: Logger = URLSessionManager.disabledLogger
-    /// Whether logged and traced URLs keep their query values. Default false: `?token=…`.
+    /// Whether logged and traced URLs (in the errors spans record too) keep their query values. Default
+    /// false: `?token=…`. Credentials (the URL's user and password, `Authorization`, `Proxy-Authorization`
+    /// and `Cookie` values) are never reported.
     public var logsQueryValues = false
     /// Where metrics go; nil (the default) uses `MetricsSystem`'s bootstrapped factory (and, if none was
     /// bootstrapped, records nothing).
