@@ -129,7 +129,7 @@ async def hostile(path, query, method, headers, reader, writer):
             await writer.drain()
     elif path == "/hostile/flaky":
         # 503 (with `retry-after` as Retry-After and `reason` as the reason phrase, when given) for the
-        # first `failures` requests of `key`, then 200; the body is the attempt number. /hostile/flaky-count?key= tells the count.
+        # first `failures` requests of `key`, then 200 (with Cache-Control: max-age=M for `max-age`); the body is the attempt number. /hostile/flaky-count?key= tells the count.
         key = arg("key", "")
         FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
         count = FLAKY_COUNTS[key]
@@ -139,7 +139,8 @@ async def hostile(path, query, method, headers, reader, writer):
             writer.write(response_head(503, arg("reason", "Service Unavailable"), extra + [
                 ("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
         else:
-            writer.write(response_head(200, "OK", [
+            cache = [("Cache-Control", f"max-age={arg('max-age')}")] if arg("max-age") else []
+            writer.write(response_head(200, "OK", cache + [
                 ("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
     elif path == "/hostile/flaky-count":
         body = str(FLAKY_COUNTS.get(arg("key", ""), 0)).encode()

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AFCore
+import AFProtocols
 
 /// RFC 9111's rules without a server: directives, dates, freshness, age, storing, deciding, freshening.
 @Suite("HTTP cache: RFC 9111's rules")
@@ -346,5 +347,84 @@ struct HTTPCacheRulesTests {
         #expect(cache.policy(for: request) == .returnCacheDataElseLoad)
         request.cachePolicy = .reloadIgnoringLocalCacheData
         #expect(cache.policy(for: request) == .reloadIgnoringLocalCacheData)
+    }
+}
+
+extension ResponseCache {
+    /// A lookup by a session with the default trust settings.
+    func lookUp(_ request: URLRequest) -> StoredResponse? { lookUp(request, trust: { CacheTrustTests.defaults }) }
+}
+
+/// Accepts chains whose leaf is `leaf` (a pin), for any host.
+private struct LeafPin: ServerTrustEvaluating {
+    let leaf: Data
+    var pinningMode: SSLPinningMode { .certificate }
+    func evaluate(_ serverTrust: ServerTrust, forDomain domain: String?) -> Bool {
+        serverTrust.certificateChain.first == leaf
+    }
+}
+
+@Suite("HTTP cache: an https entry answers only a session whose trust is the same or looser")
+struct CacheTrustTests {
+    static let defaults = CacheTrust.Requirement(policy: nil, tls: TLSOptions(minimum: .tlsv12, maximum: nil, identity: nil))
+    private let leaf = Data([1, 2, 3])
+    private let otherLeaf = Data([9, 9])
+
+    private func requirement(policy: (any ServerTrustEvaluating)? = nil, minimum: TLSProtocolVersion = .tlsv12,
+                             maximum: TLSProtocolVersion? = nil) -> CacheTrust.Requirement {
+        CacheTrust.Requirement(policy: policy, tls: TLSOptions(minimum: minimum, maximum: maximum, identity: nil))
+    }
+
+    @Test func aPinningSessionTakesOnlyAnEntryWhoseChainItsPolicyAccepts() {
+        let pinned = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        #expect(pinned.satisfies(requirement(policy: LeafPin(leaf: leaf)), host: "h"))
+        #expect(!pinned.satisfies(requirement(policy: LeafPin(leaf: otherLeaf)), host: "h"))
+        // Fetched with the system CAs: no chain for a policy to judge.
+        #expect(!CacheTrust.unrecorded.satisfies(requirement(policy: LeafPin(leaf: leaf)), host: "h"))
+        // A session without a policy takes only what the system CAs decided (a policy may accept more).
+        #expect(!pinned.satisfies(requirement(), host: "h"))
+        #expect(CacheTrust.unrecorded.satisfies(requirement(), host: "h"))
+    }
+
+    @Test func theTLSRangeMustLieInsideTheSessions() {
+        let fetched = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: .tlsv12, clientCertificate: nil)
+        #expect(fetched.satisfies(requirement(minimum: .tlsv12), host: "h"))
+        #expect(fetched.satisfies(requirement(minimum: .tlsv10, maximum: .tlsv13), host: "h"))
+        #expect(!fetched.satisfies(requirement(minimum: .tlsv13), host: "h"))
+        let unbounded = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        #expect(!unbounded.satisfies(requirement(maximum: .tlsv12), host: "h"))
+    }
+
+    @Test func theClientCertificateMustBeTheSessions() {
+        let withCertificate = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil,
+                                         clientCertificate: Data("PEM".utf8))
+        #expect(!withCertificate.satisfies(requirement(), host: "h"))
+    }
+
+    @Test func theRecordSurvivesAPropertyListAndATamperedOneAnswersNoOne() throws {
+        let record = CacheTrust(policyEvaluatedChain: [leaf, otherLeaf], tlsMinimum: .tlsv13, tlsMaximum: .tlsv13,
+                                clientCertificate: Data("PEM".utf8))
+        let encoded = try PropertyListSerialization.data(fromPropertyList: record.propertyList, format: .binary, options: 0)
+        let decoded = try PropertyListSerialization.propertyList(from: encoded, format: nil)
+        #expect(CacheTrust(propertyList: decoded) == record)
+        #expect(CacheTrust(propertyList: ["tlsMinimum": 99]) == nil)
+        #expect(CacheTrust(propertyList: ["tlsMinimum": 12, "chain": "x"]) == nil)
+        #expect(CacheTrust(propertyList: ["tlsMinimum": 12, "tlsMaximum": "13"]) == nil)
+        #expect(CacheTrust(propertyList: "not a record") == nil)
+    }
+
+    @Test func anHTTPSEntryIsLookedUpUnderTheSessionsTrust() {
+        let cache = ResponseCache(storage: URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil),
+                                  sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        let request = URLRequest(url: URL(string: "https://127.0.0.1:1/trusted-\(UUID().uuidString)")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil,
+                                       headerFields: ["Cache-Control": "max-age=60"])!
+        var entry = cache.entry(for: request, response: response, data: Data("x".utf8), requestTime: Date(),
+                                responseTime: Date())!
+        entry.trust = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        cache.store(entry.cachedURLResponse(), for: request)
+        #expect(cache.lookUp(request, trust: { requirement(policy: LeafPin(leaf: leaf)) })?.data == Data("x".utf8))
+        #expect(cache.lookUp(request, trust: { requirement(policy: LeafPin(leaf: otherLeaf)) }) == nil)
+        #expect(cache.lookUp(request) == nil)
     }
 }

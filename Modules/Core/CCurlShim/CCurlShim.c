@@ -288,3 +288,20 @@ CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, vo
     if ((code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, callback)) != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, trust_userdata);
 }
+
+int afc_easy_peer_chain(CURL *handle, afc_certificate_sink sink, void *context) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info
+        || info->backend != CURLSSLBACKEND_OPENSSL || !info->internals) return -1;
+    STACK_OF(X509) *chain = SSL_get_peer_cert_chain((SSL *)info->internals);
+    if (!chain) return -1;
+    int count = sk_X509_num(chain);
+    for (int index = 0; index < count; index++) {
+        unsigned char *der = NULL;
+        int length = i2d_X509(sk_X509_value(chain, index), &der);
+        if (length <= 0) return -1;
+        sink(context, (size_t)index, der, (size_t)length);
+        OPENSSL_free(der);
+    }
+    return count;
+}

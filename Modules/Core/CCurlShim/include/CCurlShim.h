@@ -55,6 +55,14 @@ extern const long afc_http_version_2_0;
 typedef int (*afc_trust_decider)(void *userdata, const unsigned char *const *ders, const size_t *lengths,
                                  size_t count, const char *host);
 
+/// Receives certificate `index` of a chain as DER (valid only during the call).
+typedef void (*afc_certificate_sink)(void *context, size_t index, const unsigned char *der, size_t length);
+
+/// Hands the chain the server of `handle`'s current TLS connection presented (leaf first) to `sink`, one
+/// certificate per call, and returns how many; -1 when the handle has no OpenSSL connection now. Call
+/// while the transfer runs (from a header callback, say): the connection may be gone after it ends.
+int afc_easy_peer_chain(CURL *handle, afc_certificate_sink sink, void *context);
+
 // MARK: the client-certificate hook
 /// Where a client-certificate decider puts the identity it presents (valid only during the decider's call).
 typedef struct afc_identity_sink afc_identity_sink;

@@ -82,12 +82,13 @@ final class ResponseCache: Sendable {
         return true
     }
 
-    /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine.
-    func prepare(_ task: SessionTask) {
+    /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine. `trust` gives
+    /// the session's trust settings, read only for an https entry (``CacheTrust``).
+    func prepare(_ task: SessionTask, trust: () -> CacheTrust.Requirement) {
         guard let request = task.currentRequest ?? task.originalRequest, Self.serves(task, request: request) else { return }
         let policy = policy(for: request)
         let stored = policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
-            ? nil : lookUp(request)
+            ? nil : lookUp(request, trust: trust)
         let plan: CachePlan?
         switch CacheRules.decide(policy: policy, request: RequestHeaders(request: request, additional: additionalHeaders),
                                  stored: stored, now: Date()) {
@@ -99,8 +100,8 @@ final class ResponseCache: Sendable {
         if let plan { task.updateStorage { $0.cachePlan = plan } }
     }
 
-    /// The entry stored for exactly `request`'s URL.
-    func lookUp(_ request: URLRequest) -> StoredResponse? {
+    /// The entry stored for exactly `request`'s URL, if the session's `trust` accepts what it was fetched under.
+    func lookUp(_ request: URLRequest, trust: () -> CacheTrust.Requirement) -> StoredResponse? {
         guard let url = request.url else { return nil }
         let key = url.absoluteString
         let cached: CachedURLResponse?
@@ -113,6 +114,10 @@ final class ResponseCache: Sendable {
         let storedFor = cached.userInfo?[Self.requestURLKey] as? String ?? cached.response.url?.absoluteString
         guard storedFor == key else { return nil }
         if let memoryOnly = memoryOnlyMark, cached.userInfo?[Self.memoryCacheKey] as? String != memoryOnly { return nil }
+        if let scheme = url.scheme?.lowercased(), scheme == "https" {
+            let recorded = cached.userInfo?[CacheTrust.userInfoKey].map { CacheTrust(propertyList: $0) } ?? .unrecorded
+            guard let recorded, recorded.satisfies(trust(), host: url.host ?? "") else { return nil }
+        }
         return StoredResponse(cached)
     }
 

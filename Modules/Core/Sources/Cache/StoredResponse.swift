@@ -16,6 +16,8 @@ struct StoredResponse: Sendable {
     let responseTime: Date
     /// Lowercased header name -> the request's value ("" when the request lacked it); nil when unknown.
     let varyValues: [String: String]?
+    /// The trust an https response was fetched under (``CacheTrust``), written with the entry.
+    var trust: CacheTrust?
 
     static let requestTimeKey = "AFNetworking.cache.requestTime"
     static let responseTimeKey = "AFNetworking.cache.responseTime"
@@ -45,6 +47,7 @@ struct StoredResponse: Sendable {
         var info: [AnyHashable: Any] = [Self.requestTimeKey: requestTime.timeIntervalSince1970,
                                         Self.responseTimeKey: responseTime.timeIntervalSince1970]
         if let varyValues { info[Self.varyValuesKey] = varyValues }
+        if let trust { info[CacheTrust.userInfoKey] = trust.propertyList }
         return CachedURLResponse(response: response, data: data, userInfo: info, storagePolicy: storagePolicy)
     }
 
@@ -52,7 +55,12 @@ struct StoredResponse: Sendable {
     /// `willCacheResponse` hook returns is often a new `CachedURLResponse` without our `userInfo`).
     func annotating(_ cached: CachedURLResponse) -> CachedURLResponse {
         var info = cached.userInfo ?? [:]
-        guard info[Self.responseTimeKey] == nil else { return cached }
+        // The trust is always this transfer's: a hook's entry cannot carry another.
+        info[CacheTrust.userInfoKey] = trust?.propertyList
+        guard info[Self.responseTimeKey] == nil else {
+            return CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
+                                     storagePolicy: cached.storagePolicy)
+        }
         info[Self.requestTimeKey] = requestTime.timeIntervalSince1970
         info[Self.responseTimeKey] = responseTime.timeIntervalSince1970
         if let varyValues { info[Self.varyValuesKey] = varyValues }
@@ -142,8 +150,10 @@ struct StoredResponse: Sendable {
         let url = response.url ?? notModified.url!
         let updated = HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
                                       headerFields: fields) ?? response
-        return StoredResponse(response: updated, data: data, requestTime: requestTime, responseTime: responseTime,
-                              varyValues: varyValues)
+        var fresh = StoredResponse(response: updated, data: data, requestTime: requestTime, responseTime: responseTime,
+                                   varyValues: varyValues)
+        fresh.trust = trust
+        return fresh
     }
 }
 

@@ -86,7 +86,16 @@ extension SessionEngine {
         let entry = transfer.cacheAnswer ?? cache.entry(for: request, response: response, data: body,
                                                         requestTime: transfer.startDate, responseTime: Date(),
                                                         usedCredential: transfer.machine.credential != nil)
-        guard let entry, let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
+        guard var entry else { return }
+        if url.scheme?.lowercased() == "https" {
+            // Stored only with a record of the trust it was fetched under (CacheTrust).
+            guard let tls = transfer.attemptTLS, !tls.asksForIdentityPerChallenge,
+                  !transfer.recordsPeerChain || transfer.peerChain != nil else { return }
+            entry.trust = CacheTrust(policyEvaluatedChain: transfer.recordsPeerChain ? transfer.peerChain : nil,
+                                     tlsMinimum: tls.minimum, tlsMaximum: tls.maximum,
+                                     clientCertificate: tls.identity?.material.certificateChainPEM)
+        }
+        guard let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
         cache.store(entry.annotating(chosen), for: request)
     }
 }

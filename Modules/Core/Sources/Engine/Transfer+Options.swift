@@ -53,6 +53,9 @@ extension Transfer {
             keepsBody: isLean ? bodyStream == nil : events.keepsReceivedBody, isHeadRequest: method == "HEAD",
             idleTimeout: options.idleTimeoutMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0),
             now: DispatchTime.now().uptimeNanoseconds)
+        attemptTLS = options.tls
+        recordsPeerChain = installsTrustHook && method == "GET" && settings.cache != nil
+        peerChain = nil
         let reusesHandle = isPlain && handleState == .plain(options)
         if !reusesHandle && handleState != .fresh {
             curl_easy_reset(handle)

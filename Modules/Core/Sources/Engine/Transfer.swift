@@ -57,6 +57,12 @@ final class Transfer {
     /// The engine knows the transfer's host multiplexes (an earlier response came over HTTP/2 or 3): the
     /// transfer waits for that connection instead of opening another. Set before each attempt is configured.
     var hostMultiplexes = false
+    /// A session policy decides this https GET's handshake and the cache may store its answer: the chain
+    /// the server presented is read when each response head ends (``peerChain``), for ``CacheTrust``.
+    var recordsPeerChain = false
+    var peerChain: [Data]?
+    /// The TLS settings the attempt was configured with (nil for http).
+    var attemptTLS: TLSOptions?
     /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
     var requestURLString = ""
 
@@ -243,6 +249,7 @@ final class Transfer {
         if let version = machine.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
             announcesMultiplexing = true
         }
+        if recordsPeerChain { peerChain = CacheTrust.peerChain(of: handle) }
         storeCookies(url: url)
         let final: ResponseStateMachine.FinalResponse
         switch action {

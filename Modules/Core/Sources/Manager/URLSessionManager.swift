@@ -109,7 +109,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
             task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
             return
         }
-        configurationTemplate.cache?.prepare(task)
+        configurationTemplate.cache?.prepare(task) {
+            CacheTrust.Requirement(policy: securityPolicy, tls: connectionSettings.tls)
+        }
     }
 
     /// What the engine reads for each transfer, in one lock acquisition.
