@@ -91,7 +91,9 @@ let package = Package(
 
         // MARK: Unit tests, one target per module
         .testTarget(name: "AFProtocolsTests", dependencies: ["AFProtocols"], path: "Tests/ProtocolsTests"),
-        .target(name: "LoopbackSupport", dependencies: ["AFProtocols"], path: "Tests/LoopbackSupport"),
+        // Points the test process's XDG cache and data homes at a run directory (never the user's home).
+        .target(name: "CTestIsolation", path: "Tests/TestIsolation"),
+        .target(name: "LoopbackSupport", dependencies: ["AFProtocols", "CTestIsolation"], path: "Tests/LoopbackSupport"),
         .testTarget(name: "AFCoreTests", dependencies: [
             "AFCore", "AFProtocols", "LoopbackSupport",
             .product(name: "InMemoryLogging", package: "swift-log"),
@@ -110,10 +112,11 @@ let package = Package(
         .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator", "AFProtocols"],
                     path: "Tests/ActivityIndicatorTests"),
-        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading", "AFResponseSerialization"], path: "Tests/ImageLoadingTests",
+        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading", "AFResponseSerialization", "CTestIsolation"],
+                    path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),
 
-        .testTarget(name: "afTests", dependencies: ["af"], path: "Tests/CLITests"),
+        .testTarget(name: "afTests", dependencies: ["af", "CTestIsolation"], path: "Tests/CLITests"),
 
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),

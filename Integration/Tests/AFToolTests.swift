@@ -48,6 +48,29 @@ import Testing
         #expect(servers.requestCount(on: .httpbin, containing: marker) == 2)
     }
 
+    @Test func cacheDirectoriesAreCreated0700() async throws {
+        umask(0o022)   // the usual umask (af inherits it), under which Foundation would make them 0755
+        let servers = try await IntegrationServers.shared()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("af-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("nested/cache")
+        let url = servers.httpbin.url("/cache/60?m=\(UUID().uuidString)").absoluteString
+        #expect(try await af(["get", url, "--cache", directory.path]).exitCode == 0)
+        func mode(_ url: URL) -> mode_t? {
+            var info = stat()
+            return lstat(url.path, &info) == 0 ? info.st_mode & 0o7777 : nil
+        }
+        // Every directory af made; the entry Foundation wrote (0644 under the umask) is in the last.
+        #expect([root, root.appendingPathComponent("nested"), directory].map(mode) == [0o700, 0o700, 0o700])
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(entries.count == 1 && entries.allSatisfy { $0.hasSuffix(".storedcachedurlresponse") })
+
+        // An existing cache directory of the user's is made private too.
+        #expect(chmod(directory.path, 0o755) == 0)
+        #expect(try await af(["get", url, "--cache", directory.path]).exitCode == 0)
+        #expect(mode(directory) == 0o700)
+    }
+
     @Test func retryRetriesWithBackoffAndShowsTheServersReasonPhrase() async throws {
         let servers = try await IntegrationServers.shared()
         let key = UUID().uuidString

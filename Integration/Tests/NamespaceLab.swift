@@ -6,11 +6,16 @@ import Synchronization
 import Testing
 
 /// Namespaces made for one test: `inside` (where the probe runs) and, with a peer, `peer`, joined by a
-/// veth pair with addresses from 198.18.0.0/15 and a default route through the peer. Names carry the
-/// test process's pid; namespaces left by dead test processes are deleted first.
+/// veth pair with addresses from 198.18.0.0/15 and a default route through the peer. Names are
+/// afr<pid>-<tag><a|b|x|y>: the test process's pid, a dash that ends it, and a tag no other live lab of
+/// the process has, so suites running in parallel never share a name. Namespaces left by dead test
+/// processes are deleted first (the dash is what tells the pid from a tag that is a digit: without
+/// it, afr<pid>6a read as the dead process <pid>6 and a lab made by a parallel suite deleted it).
 final class NamespaceLab {
     static let ip = "/usr/sbin/ip"
     private static let prefix = "afr"
+    /// The tags of this process's labs not yet destroyed.
+    private static let liveTags = Mutex<Set<String>>([])
 
     let inside: String
     let peer: String?
@@ -22,17 +27,25 @@ final class NamespaceLab {
     let insideAddress6 = "2001:2::1"
     let peerAddress6 = "2001:2::2"
     private var etcDirectories: [String] = []
+    private let tag: String
 
     /// `ipv6` keeps IPv6 on and adds 2001:2::1/64 and 2001:2::2/64 (without duplicate address
     /// detection, so they are usable at once); otherwise IPv6 is off inside.
-    /// `insideInterfaceName` replaces the default afr<pid><tag>x (at most 15 characters).
+    /// `insideInterfaceName` replaces the default afr<pid>-<tag>x (at most 15 characters).
+    /// Throws `LabError.tagInUse` while another lab of this process has `tag`.
     init(tag: String, withPeer: Bool = true, ipv6: Bool = false, insideInterfaceName: String? = nil) throws {
-        Self.deleteStaleNamespaces()
-        let base = "\(Self.prefix)\(getpid())\(tag)"
+        let base = "\(Self.prefix)\(getpid())-\(tag)"
         inside = base + "a"
         peer = withPeer ? base + "b" : nil
         insideInterface = insideInterfaceName ?? base + "x"
         peerInterface = base + "y"
+        self.tag = tag
+        // IFNAMSIZ: 15 characters and the terminating NUL.
+        guard insideInterface.utf8.count <= 15, peerInterface.utf8.count <= 15 else {
+            throw LabError.commandFailed("interface names over 15 characters: \(insideInterface), \(peerInterface)")
+        }
+        guard Self.liveTags.withLock({ $0.insert(tag).inserted }) else { throw LabError.tagInUse(tag) }
+        Self.deleteStaleNamespaces()
         do {
             try Self.run(["netns", "add", inside])
             try inNamespace("link", "set", "lo", "up")
@@ -73,13 +86,15 @@ final class NamespaceLab {
         }
     }
 
-    /// Deletes the namespaces (which removes the veth pair) and their /etc/netns files. Idempotent.
+    /// Deletes the namespaces (which removes the veth pair) and their /etc/netns files, and frees the
+    /// tag. Idempotent.
     func destroy() {
         for name in [inside, peer].compactMap({ $0 }) {
             _ = try? Self.run(["netns", "del", name])
         }
         for directory in etcDirectories { try? FileManager.default.removeItem(atPath: directory) }
         etcDirectories = []
+        _ = Self.liveTags.withLock { $0.remove(tag) }
     }
 
     func inNamespace(_ arguments: String...) throws { try Self.run(["-n", inside] + arguments) }
@@ -123,29 +138,38 @@ final class NamespaceLab {
         return text
     }
 
-    /// Namespaces named afr<pid><tag><a|b> whose pid is no longer running.
+    /// Namespaces named afr<pid>-<tag><a|b> whose pid is no longer running.
     private static func deleteStaleNamespaces() {
         guard let list = try? run(["netns", "list"]) else { return }
         for line in list.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
-            guard name.hasPrefix(prefix) else { continue }
-            let digits = name.dropFirst(prefix.count).prefix { $0.isNumber }
-            guard let pid = Int32(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = owner(ofNamespace: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             _ = try? run(["netns", "del", name])
             try? FileManager.default.removeItem(atPath: "/etc/netns/\(name)")
         }
+    }
+
+    /// The pid in a lab's name, afr<pid>-<tag><a|b>; nil for any other name.
+    static func owner(ofNamespace name: String) -> Int32? {
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, rest.dropFirst(digits.count).first == "-" else { return nil }
+        return Int32(digits)
     }
 
     enum LabError: Error, CustomStringConvertible {
         case commandFailed(String)
         case unreadable(String)
         case noPeer
+        case tagInUse(String)
 
         var description: String {
             switch self {
             case .commandFailed(let message): return message
             case .unreadable(let text): return "unreadable counter: \(text)"
             case .noPeer: return "this lab has no peer namespace"
+            case .tagInUse(let tag): return "another live lab of this process has the tag \(tag)"
             }
         }
     }

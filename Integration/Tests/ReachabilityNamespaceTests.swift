@@ -170,6 +170,23 @@ struct ReachabilityNamespaceTests {
         #expect(probe.deliveries("address=\(lab.peerAddress6)") == ["block 2", "notification 2"])
     }
 
+    @Test func aNewLabLeavesTheLiveLabsOfThisProcessAlone() throws {
+        // Each lab deletes the namespaces of dead test processes first. With a tag that is a digit, the
+        // name afr<pid>7a once read as the dead process <pid>7: a lab made by the suite running in
+        // parallel (ConnectivityNamespaceTests) deleted this suite's IPv6 lab under its test.
+        #expect(NamespaceLab.owner(ofNamespace: "afr4242-7a") == 4242)
+        #expect(NamespaceLab.owner(ofNamespace: "afr42427a") == nil)
+        #expect(NamespaceLab.owner(ofNamespace: "other4242-7a") == nil)
+        let first = try NamespaceLab(tag: "7")
+        defer { first.destroy() }
+        #expect(throws: NamespaceLab.LabError.self) { try NamespaceLab(tag: "7") }
+        let second = try NamespaceLab(tag: "8", withPeer: false)
+        defer { second.destroy() }
+        let names = try NamespaceLab.run(["netns", "list"]).split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        #expect(names.contains(first.inside) && names.contains(first.peer ?? "-") && names.contains(second.inside))
+        try first.waitForCarrier()
+    }
+
     @Test func aCellularNamedInterfaceReportsWWAN() throws {
         // Modem drivers that set no DEVTYPE are recognised by name (wwan*, rmnet*, ccmni*).
         let lab = try NamespaceLab(tag: "w", insideInterfaceName: "wwan\(getpid())")

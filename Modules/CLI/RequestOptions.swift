@@ -54,7 +54,7 @@ struct RequestOptions: ParsableArguments {
     @Flag(name: .long, help: "When the network is down, wait for it (up to --max-time) instead of failing.")
     var waitForNetwork = false
     @Option(name: .long, help: ArgumentHelp(
-        "Keep an HTTP cache in this directory: a fresh response is answered from it, a stale one revalidated.",
+        "Keep an HTTP cache in this directory (made readable by you only): a fresh response is answered from it, a stale one revalidated.",
         valueName: "directory"))
     var cache: String?
     @Flag(name: .shortAndLong, help: "Print the request and timings from the task's metrics on stderr.")

@@ -72,9 +72,12 @@ struct RequestRunner {
         configuration.connectionProxyDictionary = [URLSessionConfiguration.environmentProxiesKey: true]
         if let timeout = options.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
-        // As curl: no cache unless asked for (then an RFC 9111 cache on disk, kept between runs).
+        // As curl: no cache unless asked for (then an RFC 9111 cache on disk, kept between runs), in a
+        // directory readable by this user only: created 0700 before Foundation would make it 0755.
         configuration.urlCache = options.cache.map {
-            URLCache(memoryCapacity: 0, diskCapacity: Self.cacheCapacity, diskPath: URL(fileURLWithPath: $0).path)
+            let path = URL(fileURLWithPath: $0).path
+            PrivateFiles.makeDirectory(atPath: path)
+            return URLCache(memoryCapacity: 0, diskCapacity: Self.cacheCapacity, diskPath: path)
         }
         // Any status comes back as data: af prints error bodies too and exits with its own code.
         let serializer = HTTPResponseSerializer(validation: HTTPResponseValidation(acceptableStatusCodes: nil))

@@ -153,7 +153,8 @@ struct DataTaskTests {
     }
 
     @Test func cookiesAreStoredAndSent() async {
-        let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "core.tests.\(UUID().uuidString)")
+        // A storage of its own in memory (a group container's would be a file under XDG_DATA_HOME).
+        let storage = URLSessionConfiguration.ephemeral.httpCookieStorage!
         let manager = makeManager { configuration in
             configuration.httpCookieStorage = storage
             configuration.httpShouldSetCookies = true

@@ -11,10 +11,13 @@ import FoundationNetworking
 /// (reads update it), so a new instance rebuilds the LRU order from the files on init. Storing past
 /// ``byteLimit`` evicts the least recently used entries until the total fits.
 ///
+/// Readable by this user only, whatever the umask: the directory is created with mode 0700 (an existing
+/// one of this user's is changed to 0700) and each entry is written with mode 0600.
+///
 /// Threading: every member is safe from any thread; file operations run under one lock, on the
 /// calling thread (keep them off the main thread for large data).
 public final class DiskImageCache: Sendable {
-    /// Where the entries live (created if missing).
+    /// Where the entries live (created if missing, mode 0700).
     public let directory: URL
     /// The most bytes the entries may occupy together.
     public let byteLimit: Int
@@ -39,20 +42,24 @@ public final class DiskImageCache: Sendable {
 
     /// Opens (or creates) the cache in `directory` and rebuilds its index from the files there.
     /// - Parameters:
-    ///   - directory: the folder the cache owns (created when missing).
+    ///   - directory: the folder the cache owns (created when missing, with any missing parents, mode 0700).
     ///   - byteLimit: default 100 MB.
     /// - Throws: the file system's error when the directory cannot be created or listed.
     public init(directory: URL, byteLimit: Int = 100 * 1024 * 1024) throws {
         self.directory = directory
         self.byteLimit = byteLimit
         let files = FileManager.default
-        try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Readable by this user only (0700, files 0600), whatever the umask.
+        if !PrivateFiles.makeDirectory(atPath: directory.path) {
+            try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
         var rebuilt = Index()
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
         for url in try files.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) {
             let name = url.lastPathComponent
             guard name.hasPrefix(Self.filePrefix), let values = try? url.resourceValues(forKeys: Set(keys)),
                   values.isRegularFile == true else { continue }
+            _ = chmod(url.path, PrivateFiles.fileMode)   // an entry written before files were private
             let entry = Entry(size: values.fileSize ?? 0, lastAccess: values.contentModificationDate ?? .distantPast)
             rebuilt.entries[name] = entry
             rebuilt.totalBytes += entry.size
@@ -76,7 +83,7 @@ public final class DiskImageCache: Sendable {
         let url = directory.appendingPathComponent(name)
         return index.withLock { index in
             do {
-                try data.write(to: url, options: .atomic)
+                try PrivateFiles.write(data, toPath: url.path)
             } catch {
                 return false
             }

@@ -111,10 +111,13 @@ public final class ImageDownloader: Sendable {
         return configuration
     }
 
-    /// The URL cache of ``defaultURLSessionConfiguration()``: 20 MB memory, 150 MB disk.
+    /// The URL cache of ``defaultURLSessionConfiguration()``: 20 MB memory, 150 MB disk, in
+    /// `<caches>/com.alamofire.imagedownloader`, a directory readable by this user only (created 0700).
     public static let defaultURLCache: URLCache = {
         let directory = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
             .appendingPathComponent("com.alamofire.imagedownloader")
+        // Before Foundation creates it with the umask's mode (0755) and writes responses in it.
+        if let directory { PrivateFiles.makeDirectory(atPath: directory.path) }
         return URLCache(memoryCapacity: 20 * 1024 * 1024, diskCapacity: 150 * 1024 * 1024, diskPath: directory?.path)
     }()
 

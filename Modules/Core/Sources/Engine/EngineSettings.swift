@@ -44,7 +44,8 @@ struct EngineSettings: Sendable {
         credentialStorage = configuration.urlCredentialStorage
         protocols = URLProtocolRouting(configuration: configuration)
         cache = configuration.urlCache.map {
-            ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)
+            URLCacheDirectory.restrict($0)   // readable by this user only, before anything is stored
+            return ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)
         }
         proxies = ProxySettings(dictionary: configuration.connectionProxyDictionary,
                                 environment: ProcessInfo.processInfo.environment)
