@@ -401,16 +401,40 @@ struct CacheTrustTests {
         #expect(!withCertificate.satisfies(requirement(), host: "h"))
     }
 
-    @Test func theRecordSurvivesAPropertyListAndATamperedOneAnswersNoOne() throws {
+    @Test func theRecordSurvivesArchivingAndATamperedOneAnswersNoOne() throws {
         let record = CacheTrust(policyEvaluatedChain: [leaf, otherLeaf], tlsMinimum: .tlsv13, tlsMaximum: .tlsv13,
                                 clientCertificate: Data("PEM".utf8))
-        let encoded = try PropertyListSerialization.data(fromPropertyList: record.propertyList, format: .binary, options: 0)
-        let decoded = try PropertyListSerialization.propertyList(from: encoded, format: nil)
-        #expect(CacheTrust(propertyList: decoded) == record)
-        #expect(CacheTrust(propertyList: ["tlsMinimum": 99]) == nil)
-        #expect(CacheTrust(propertyList: ["tlsMinimum": 12, "chain": "x"]) == nil)
-        #expect(CacheTrust(propertyList: ["tlsMinimum": 12, "tlsMaximum": "13"]) == nil)
-        #expect(CacheTrust(propertyList: "not a record") == nil)
+        #expect(CacheTrust(archived: record.archived) == record)
+        func archived(_ list: [String: Any]) throws -> Data {
+            try PropertyListSerialization.data(fromPropertyList: list, format: .binary, options: 0)
+        }
+        #expect(CacheTrust(archived: try archived(["tlsMinimum": 99])) == nil)
+        #expect(CacheTrust(archived: try archived(["tlsMinimum": 12, "chain": "x"])) == nil)
+        #expect(CacheTrust(archived: try archived(["tlsMinimum": 12, "tlsMaximum": "13"])) == nil)
+        #expect(CacheTrust(archived: Data("not a record".utf8)) == nil)
+        #expect(CacheTrust(archived: ["tlsMinimum": 12]) == nil)
+    }
+
+    /// Foundation's URLCache on Linux unarchives `userInfo` allowing no array: an entry whose record held
+    /// the chain as an array crashed the process on the next lookup from disk (found by the integration
+    /// suite). Stored, read back from disk by another URLCache, and judged.
+    @Test func aRecordSurvivesFoundationsDiskCache() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-trust-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let request = URLRequest(url: URL(string: "https://127.0.0.1:1/disk-\(UUID().uuidString)")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil,
+                                       headerFields: ["Cache-Control": "max-age=60"])!
+        let writer = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path),
+                                   sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        var entry = writer.entry(for: request, response: response, data: Data("x".utf8), requestTime: Date(),
+                                 responseTime: Date())!
+        entry.trust = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        writer.store(entry.cachedURLResponse(), for: request)
+        writer.waitForWrites()
+        let reader = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path),
+                                   sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
+        #expect(reader.lookUp(request, trust: { requirement(policy: LeafPin(leaf: leaf)) })?.data == Data("x".utf8))
+        #expect(reader.lookUp(request, trust: { requirement(policy: LeafPin(leaf: otherLeaf)) }) == nil)
     }
 
     @Test func anHTTPSEntryIsLookedUpUnderTheSessionsTrust() {

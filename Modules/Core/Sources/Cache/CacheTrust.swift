@@ -37,13 +37,22 @@ struct CacheTrust: Sendable, Equatable {
         var tls: TLSOptions
     }
 
-    /// The record as a property list (what `URLCache` keeps on disk).
-    var propertyList: [String: Any] {
+    /// The record as one binary property list, the form it takes in `userInfo`: Foundation's `URLCache`
+    /// on Linux reads `userInfo` back with a keyed unarchiver that allows no array (an `NSArray` in it
+    /// is a fatal error on the next lookup), so the chain travels inside this `Data`.
+    var archived: Data {
         var list: [String: Any] = ["tlsMinimum": tlsMinimum.rawValue]
         if let policyEvaluatedChain { list["chain"] = policyEvaluatedChain }
         if let tlsMaximum { list["tlsMaximum"] = tlsMaximum.rawValue }
         if let clientCertificate { list["clientCertificate"] = clientCertificate }
-        return list
+        return (try? PropertyListSerialization.data(fromPropertyList: list, format: .binary, options: 0)) ?? Data()
+    }
+
+    /// Reads an ``archived`` record; nil for anything else (a tampered cache file), which answers no one.
+    init?(archived: Any) {
+        guard let data = archived as? Data,
+              let list = try? PropertyListSerialization.propertyList(from: data, format: nil) else { return nil }
+        self.init(propertyList: list)
     }
 
     init(policyEvaluatedChain: [Data]?, tlsMinimum: TLSProtocolVersion, tlsMaximum: TLSProtocolVersion?,
@@ -54,8 +63,7 @@ struct CacheTrust: Sendable, Equatable {
         self.clientCertificate = clientCertificate
     }
 
-    /// Reads a record; nil for anything malformed (a tampered cache file), which then answers no one.
-    init?(propertyList: Any) {
+    private init?(propertyList: Any) {
         guard let list = propertyList as? [String: Any], let minimum = (list["tlsMinimum"] as? Int).flatMap(TLSProtocolVersion.init(rawValue:))
         else { return nil }
         var maximum: TLSProtocolVersion?

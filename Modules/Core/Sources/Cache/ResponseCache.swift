@@ -115,7 +115,7 @@ final class ResponseCache: Sendable {
         guard storedFor == key else { return nil }
         if let memoryOnly = memoryOnlyMark, cached.userInfo?[Self.memoryCacheKey] as? String != memoryOnly { return nil }
         if let scheme = url.scheme?.lowercased(), scheme == "https" {
-            let recorded = cached.userInfo?[CacheTrust.userInfoKey].map { CacheTrust(propertyList: $0) } ?? .unrecorded
+            let recorded = cached.userInfo?[CacheTrust.userInfoKey].map { CacheTrust(archived: $0) } ?? .unrecorded
             guard let recorded, recorded.satisfies(trust(), host: url.host ?? "") else { return nil }
         }
         return StoredResponse(cached)

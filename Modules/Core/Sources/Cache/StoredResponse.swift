@@ -47,7 +47,7 @@ struct StoredResponse: Sendable {
         var info: [AnyHashable: Any] = [Self.requestTimeKey: requestTime.timeIntervalSince1970,
                                         Self.responseTimeKey: responseTime.timeIntervalSince1970]
         if let varyValues { info[Self.varyValuesKey] = varyValues }
-        if let trust { info[CacheTrust.userInfoKey] = trust.propertyList }
+        if let trust { info[CacheTrust.userInfoKey] = trust.archived }
         return CachedURLResponse(response: response, data: data, userInfo: info, storagePolicy: storagePolicy)
     }
 
@@ -56,7 +56,7 @@ struct StoredResponse: Sendable {
     func annotating(_ cached: CachedURLResponse) -> CachedURLResponse {
         var info = cached.userInfo ?? [:]
         // The trust is always this transfer's: a hook's entry cannot carry another.
-        info[CacheTrust.userInfoKey] = trust?.propertyList
+        info[CacheTrust.userInfoKey] = trust?.archived
         guard info[Self.responseTimeKey] == nil else {
             return CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
                                      storagePolicy: cached.storagePolicy)
