@@ -39,14 +39,7 @@ struct ObservabilityLabelTests {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
         let handler = InMemoryLogHandler()
-        let manager = makeManager()
-        var logger = Logger(label: "test", factory: { _ in handler })
-        logger.logLevel = .debug
-        manager.logger = logger
-        manager.updateSettings {
-            $0.observability.metricsFactory = metrics
-            $0.observability.tracer = tracer
-        }
+        let manager = observedManager(logs: handler, tracer: tracer, metrics: metrics)
         let url = URL(string: "http://127.0.0.1:\(closedPort())/")!
         let madeUp = (0..<50).map { "made\($0)" }
         let long = String(repeating: "L", count: 100)
@@ -123,11 +116,7 @@ struct ObservabilityLabelTests {
     @Test func aMethodThatIsNotATokenCannotSplitALogLine() async {
         let handler = InMemoryLogHandler()
         let tracer = InMemoryTracer()
-        let manager = makeManager()
-        var logger = Logger(label: "test", factory: { _ in handler })
-        logger.logLevel = .debug
-        manager.logger = logger
-        manager.updateSettings { $0.observability.tracer = tracer }
+        let manager = observedManager(logs: handler, tracer: tracer)
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(closedPort())/")!)
         request.httpMethod = "get\r\nforged: line"
         let result = await complete(manager, request)
@@ -157,4 +146,17 @@ struct ObservabilityLabelTests {
         #expect([0, 99, 100, 199, 200, 404, 599, 600, 999].map(RequestTelemetry.statusClassLabel)
                 == ["_OTHER", "_OTHER", "1xx", "1xx", "2xx", "4xx", "5xx", "_OTHER", "_OTHER"])
     }
+}
+
+/// A manager whose debug log lines go to `handler` and whose spans go to `tracer` (and metrics to `metrics`).
+func observedManager(logs handler: InMemoryLogHandler, tracer: InMemoryTracer, metrics: TestMetrics? = nil) -> URLSessionManager {
+    let manager = makeManager()
+    var logger = Logger(label: "test", factory: { _ in handler })
+    logger.logLevel = .debug
+    manager.logger = logger
+    manager.updateSettings {
+        $0.observability.tracer = tracer
+        if let metrics { $0.observability.metricsFactory = metrics }
+    }
+    return manager
 }

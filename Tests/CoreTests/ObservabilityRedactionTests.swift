@@ -37,11 +37,7 @@ struct ObservabilityRedactionTests {
     @Test func aFailedRequestsSpanAndLogLinesCarryNoCredentialsOrQueryValues() async throws {
         let tracer = InMemoryTracer()
         let handler = InMemoryLogHandler()
-        let manager = makeManager()
-        var logger = Logger(label: "test", factory: { _ in handler })
-        logger.logLevel = .debug
-        manager.logger = logger
-        manager.updateSettings { $0.observability.tracer = tracer }
+        let manager = observedManager(logs: handler, tracer: tracer)
         let port = closedPort()
         var request = URLRequest(url: URL(string:
             "http://alice-user:pw-Secret-4711@127.0.0.1:\(port)/private?token=QueryToken-99&page=3")!)
