@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
+        // The lean path's second currency (issue 26): HTTPRequest, HTTPResponse and HTTPFields.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: The protocol module
@@ -43,6 +45,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Modules/Core/Sources"),
 
         // MARK: Serialization and multipart
@@ -99,6 +102,7 @@ let package = Package(
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Tests/CoreTests"),
         .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "LoopbackSupport"],
                     path: "Tests/OperationsTests"),
@@ -126,6 +130,7 @@ let package = Package(
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Integration/Tests"),
         // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
         .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),

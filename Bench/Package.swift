@@ -11,7 +11,10 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)
 
 let package = Package(
     name: "AFNetworkingBench",
-    dependencies: [.package(name: "AFNetworking", path: "..")],
+    dependencies: [
+        .package(name: "AFNetworking", path: ".."),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    ],
     targets: [
         .target(name: "BenchSupport", path: "Support/BenchSupport"),
         // libcurl for the session engine's bare Swift peer (BareCurlLoop.swift).
@@ -20,7 +23,7 @@ let package = Package(
         .executableTarget(
             name: name,
             dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")]
-                + (name == "SessionEngine" ? ["BenchCurl"] : []),
+                + (name == "SessionEngine" ? ["BenchCurl", .product(name: "HTTPTypes", package: "swift-http-types")] : []),
             path: "Sources/\(name)"
         )
     },

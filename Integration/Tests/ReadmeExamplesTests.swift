@@ -3,6 +3,7 @@
 import AFNetworking
 import AFTestHarness
 import Foundation
+import HTTPTypes
 import InMemoryLogging
 import InMemoryTracing
 import Logging
@@ -48,6 +49,13 @@ import Testing
         for try await chunk in body { streamedLines += chunk.filter { $0 == 0x0A }.count }
         #expect(head.statusCode == 200)
         #expect(streamedLines == 5)
+
+        // README: "The same calls in swift-http-types' currency"
+        let cookiesURL = baseURL.appendingPathComponent("response-headers")
+            .appending(queryItems: [URLQueryItem(name: "Set-Cookie", value: "a=1"), URLQueryItem(name: "Set-Cookie", value: "b=2")])
+        let (json, typed) = try await manager.session.data(for: HTTPRequest(method: .get, url: cookiesURL))
+        #expect(typed.status == .ok && typed.headerFields[values: .setCookie] == ["a=1", "b=2"])
+        #expect((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["Set-Cookie"] as? [String] == ["a=1", "b=2"])
 
         // README: "Multipart upload, streamed from disk"
         let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(getpid()).txt")

@@ -1,4 +1,5 @@
 import AFNetworking
+import HTTPTypes
 import BenchCurl
 import BenchSupport
 import Dispatch
@@ -203,6 +204,7 @@ let cEpoll = "C loop: socket_action + epoll"
 let bareSwift = "bare Swift loop (reference)"
 let bareSwiftEpoll = "bare Swift loop on socket_action + epoll"
 let oursLean = "ours, lean path (session.data)"
+let oursHTTPTypes = "ours, lean path on HTTPTypes (HTTPRequest)"
 let oursAF = "ours, AF path (dataTask + callback)"
 let asyncHTTPClient = "AsyncHTTPClient"
 let foundation = "Foundation URLSession"
@@ -248,6 +250,19 @@ func oursLeanPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int
         do {
             let (data, response) = try await lean.data(for: request)
             if response.statusCode != 200 || data.count != smallSize { failures.record(nil) }
+        } catch {
+            failures.record(error)
+        }
+    }
+}
+
+func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int) -> Double {
+    let lean = manager.session
+    let request = HTTPRequest(method: .get, url: url)
+    return asyncInFlight(count: count, width: width) {
+        do {
+            let (data, response) = try await lean.data(for: request)
+            if response.status.code != 200 || data.count != smallSize { failures.record(nil) }
         } catch {
             failures.record(error)
         }
@@ -310,6 +325,7 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
         let seconds: Double
         switch profile {
         case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
+        case "httptypes": seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width)
         case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width)
         case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll)
         default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
@@ -327,6 +343,7 @@ do {
     let manager = makeManager(width: 4)
     _ = oursAFPath(manager, url: smallURL, count: 200, width: 4)
     _ = oursLeanPath(manager, url: smallURL, count: 200, width: 4)
+    _ = oursHTTPTypesPath(manager, url: smallURL, count: 200, width: 4)
     manager.invalidateSession(cancelingTasks: true)
     _ = bareSwiftLoop(url: smallURL, count: 200, width: 4)
     _ = bareSwiftLoop(url: smallURL, count: 200, width: 4, driver: .epoll)
@@ -352,6 +369,10 @@ func runWidth(_ width: Int, http2: Bool) {
     let lean = measureInProcess { oursLeanPath(manager, url: url, count: count, width: width) }
     record(workload, oursLean, seconds: lean.seconds, requests: count, rss: lean.rss, cpu: lean.cpu)
     manager.invalidateSession(cancelingTasks: true)
+    let typedManager = makeManager(width: width, http2: http2)
+    let typed = measureInProcess { oursHTTPTypesPath(typedManager, url: url, count: count, width: width) }
+    record(workload, oursHTTPTypes, seconds: typed.seconds, requests: count, rss: typed.rss, cpu: typed.cpu)
+    typedManager.invalidateSession(cancelingTasks: true)
     // A fresh manager: the AF path opens its own connections, as the others did.
     let afManager = makeManager(width: width, http2: http2)
     let af = measureInProcess { oursAFPath(afManager, url: url, count: count, width: width) }

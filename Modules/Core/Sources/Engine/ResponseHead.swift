@@ -53,44 +53,37 @@ final class ResponseHead: Sendable {
     /// The header fields: each name as first spelled, a repeated name's values joined with ", " in
     /// arrival order (names compared case-insensitively, as HTTP does).
     var headerFields: [String: String] {
-        headerLines.withUnsafeBufferPointer { bytes in
-            var entries: [(name: Range<Int>, value: String)] = []
-            entries.reserveCapacity(16)
-            var positions: [String: Int]?
-            var lineStart = 0
-            while lineStart < bytes.count {
-                var lineEnd = lineStart
-                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-                if let colon = bytes[lineStart..<lineEnd].firstIndex(of: 0x3A) {
-                    var valueStart = colon + 1
-                    while valueStart < lineEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
-                    let name = lineStart..<colon
-                    let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<lineEnd]), as: UTF8.self)
-                    // A response has a dozen headers or so: comparing bytes beats hashing lowercased copies.
-                    // Past `linearSearchLimit` names (a hostile server's thousands) a hash index takes
-                    // over, so merging stays linear in the header count.
-                    var first: Int?
-                    if let positions {
-                        first = positions[Self.loweredName(bytes, name)]
-                    } else {
-                        first = entries.firstIndex { Self.equalIgnoringASCIICase(bytes, $0.name, name) }
-                    }
-                    if let first {
-                        entries[first].value += ", " + value
-                    } else {
-                        entries.append((name, value))
-                        if positions != nil {
-                            positions?[Self.loweredName(bytes, name)] = entries.count - 1
-                        } else if entries.count > Self.linearSearchLimit {
-                            var index = [String: Int](minimumCapacity: entries.count * 2)
-                            for (offset, entry) in entries.enumerated() {
-                                index[Self.loweredName(bytes, entry.name)] = offset
-                            }
-                            positions = index
+        var entries: [(name: Range<Int>, value: String)] = []
+        entries.reserveCapacity(16)
+        var positions: [String: Int]?
+        return headerLines.withUnsafeBufferPointer { bytes in
+            _ = Self.forEachLine(of: bytes) { nameBytes, valueBytes in
+                let name = nameBytes.startIndex..<nameBytes.endIndex
+                let value = String(decoding: valueBytes, as: UTF8.self)
+                // A response has a dozen headers or so: comparing bytes beats hashing lowercased copies.
+                // Past `linearSearchLimit` names (a hostile server's thousands) a hash index takes
+                // over, so merging stays linear in the header count.
+                var first: Int?
+                if let positions {
+                    first = positions[Self.loweredName(bytes, name)]
+                } else {
+                    first = entries.firstIndex { Self.equalIgnoringASCIICase(bytes, $0.name, name) }
+                }
+                if let first {
+                    entries[first].value += ", " + value
+                } else {
+                    entries.append((name, value))
+                    if positions != nil {
+                        positions?[Self.loweredName(bytes, name)] = entries.count - 1
+                    } else if entries.count > Self.linearSearchLimit {
+                        var index = [String: Int](minimumCapacity: entries.count * 2)
+                        for (offset, entry) in entries.enumerated() {
+                            index[Self.loweredName(bytes, entry.name)] = offset
                         }
+                        positions = index
                     }
                 }
-                lineStart = lineEnd + 1
+                return true
             }
             var fields = [String: String](minimumCapacity: entries.count)
             for entry in entries {
@@ -98,6 +91,29 @@ final class ResponseHead: Sendable {
             }
             return fields
         }
+    }
+
+    /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;
+    /// a line without a colon is passed over), in arrival order, until it returns false.
+    /// - Returns: whether every line was visited.
+    func forEachHeaderLine(_ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool {
+        headerLines.withUnsafeBufferPointer { Self.forEachLine(of: $0, body) }
+    }
+
+    private static func forEachLine(of bytes: UnsafeBufferPointer<UInt8>,
+                                    _ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool {
+        var lineStart = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            if let colon = bytes[lineStart..<lineEnd].firstIndex(of: 0x3A) {
+                var valueStart = colon + 1
+                while valueStart < lineEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+                guard body(bytes[lineStart..<colon], bytes[valueStart..<lineEnd]) else { return false }
+            }
+            lineStart = lineEnd + 1
+        }
+        return true
     }
 
     /// How many distinct names are merged by comparing bytes before a hash index is built.

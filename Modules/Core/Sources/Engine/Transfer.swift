@@ -289,7 +289,8 @@ final class Transfer {
             return true
         }
         if isLean {
-            if let bodyStream, let response = task.response as? HTTPURLResponse { bodyStream.headArrived(response) }
+            // The head as received: the caller builds its response type from it, off the engine thread.
+            if let bodyStream, let head = task.updateStorage({ $0.responseHead }) { bodyStream.headArrived(head) }
             return true
         }
         return deliverResponse()

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// (Alamofire's `RequestInterceptor`: an adapter and a retrier in one).
 ///
 /// Set one for a whole session (``URLSessionManager/Settings/interceptor``), for one task
-/// (``SessionTask/interceptor``), or for one call of the async API (``LeanSession/data(for:interceptor:)``);
+/// (``SessionTask/interceptor``), or for one call of the async API (``LeanSession/data(for:interceptor:)->(_,HTTPURLResponse)``);
 /// the narrower one replaces the wider. Both methods have default implementations: adopt only the one
 /// you need. ``RetryPolicy`` retries with exponential backoff; ``AuthenticationInterceptor`` adds and
 /// refreshes a credential.

@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The body of a ``LeanSession/bytes(for:bufferSize:)`` response as it arrives: an `AsyncSequence` of
+/// The body of a ``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)`` response as it arrives: an `AsyncSequence` of
 /// chunks (`Data`, up to 64 KiB each, in order).
 ///
 /// Backpressure: at most about `bufferSize` bytes wait for the consumer; past that the transfer is paused
@@ -64,13 +64,14 @@ final class LeanBodyStream: Sendable {
         var peakQueueSlots = 0
         var finished = false
         var failure: (any Error)?
-        var head: CheckedContinuation<HTTPURLResponse, any Error>?
+        var head: CheckedContinuation<ResponseHead, any Error>?
         var consumer: CheckedContinuation<Data?, any Error>?
         /// The transfer's task, to resume and cancel it; nil once finished (the task holds this stream
         /// through its delivery: letting go of it then breaks the cycle).
         var task: SessionTask?
-        /// The final response's head once it arrived (a failure after it belongs to the body).
-        var headResponse: HTTPURLResponse?
+        /// The final response's head once it arrived (a failure after it belongs to the body). The caller
+        /// turns it into the response type it asked for, off the engine thread.
+        var headResponse: ResponseHead?
 
         /// Takes the next chunk and lets go of its slot at once: a consumer that never quite catches up
         /// never empties the queue, and consumed chunks must not stay alive in it.
@@ -142,7 +143,7 @@ final class LeanBodyStream: Sendable {
     }
 
     /// The final response's head arrived (after redirects and challenges).
-    func headArrived(_ response: HTTPURLResponse) {
+    func headArrived(_ response: ResponseHead) {
         let waiting = state.withLock { state in
             state.headResponse = response
             defer { state.head = nil }
@@ -153,7 +154,7 @@ final class LeanBodyStream: Sendable {
 
     /// The transfer ended: after the buffered chunks, `next()` returns nil, or throws `error`.
     func finish(_ task: SessionTask, error: (any Error)?) {
-        let response = task.response as? HTTPURLResponse
+        let response = task.updateStorage { $0.responseHead }
         let (waitingHead, waiting) = state.withLock { state in
             state.finished = true
             state.failure = error
@@ -178,9 +179,9 @@ final class LeanBodyStream: Sendable {
     // MARK: Consumer
 
     /// The response head, once it arrived; throws when the transfer failed before it.
-    func response() async throws -> HTTPURLResponse {
+    func response() async throws -> ResponseHead {
         try await withCheckedThrowingContinuation { continuation in
-            enum Answer { case response(HTTPURLResponse), failure(any Error), wait }
+            enum Answer { case response(ResponseHead), failure(any Error), wait }
             let answer = state.withLock { state -> Answer in
                 if let headResponse = state.headResponse { return .response(headResponse) }
                 guard state.finished else {

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// Where a lean task's end goes: the waiting caller's continuation, resumed from the engine thread.
 final class LeanDelivery: Sendable {
     private let deliver: @Sendable (SessionTask, TransferOutcome) -> Void
-    /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)``); nil: the body is collected.
+    /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)``); nil: the body is collected.
     let stream: LeanBodyStream?
 
     init(stream: LeanBodyStream? = nil, _ deliver: @escaping @Sendable (SessionTask, TransferOutcome) -> Void) {

@@ -32,7 +32,7 @@ public struct LeanSession: Sendable {
     }
 
     /// Sends `bodyData` with `request` (POST unless the request names another method) and returns the
-    /// response body and the response. `interceptor` as for ``data(for:interceptor:)``.
+    /// response body and the response. `interceptor` as for ``data(for:interceptor:)->(_,HTTPURLResponse)``.
     public func upload(for request: URLRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = DataBodySource(bodyData)
@@ -43,8 +43,8 @@ public struct LeanSession: Sendable {
     }
 
     /// Sends the file at `fileURL` with `request`, read in bounded chunks. `interceptor` as for
-    /// ``data(for:interceptor:)``.
-    /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)``.
+    /// ``data(for:interceptor:)->(_,HTTPURLResponse)``.
+    /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)->(_,HTTPURLResponse)``.
     public func upload(for request: URLRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = try FileBodySource(fileURL: fileURL)
@@ -56,7 +56,7 @@ public struct LeanSession: Sendable {
 
     /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
     /// URL and the response. The file is the caller's: move or remove it. `interceptor` as for
-    /// ``data(for:interceptor:)`` (a failed attempt's file is removed).
+    /// ``data(for:interceptor:)->(_,HTTPURLResponse)`` (a failed attempt's file is removed).
     public func download(for request: URLRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (URL, HTTPURLResponse) {
         let outcome = try await attempts(request, interceptor) { try await perform($0, source: nil, download: true) }
@@ -73,11 +73,18 @@ public struct LeanSession: Sendable {
     /// is not bounded by ``TransferLimits/maximumBodySize`` (nothing is held). Authentication challenges
     /// are not answered on this path: a 401 is the response.
     ///
-    /// - Throws: the transfer's error when it fails before the head (URLError codes as ``data(for:interceptor:)``);
+    /// - Throws: the transfer's error when it fails before the head (URLError codes as ``data(for:interceptor:)->(_,HTTPURLResponse)``);
     ///   `CancellationError`-like -999 when the calling task is cancelled. Errors after the head are
     ///   thrown by the sequence's `next()`. Dropping the sequence, or cancelling the reading task, cancels
     ///   the transfer.
     public func bytes(for request: URLRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPURLResponse) {
+        let (body, head) = try await streamed(request, bufferSize: bufferSize)
+        guard let response = head.response else { throw CurlErrorMapping.error(.badServerResponse, url: request.url) }
+        return (body, response)
+    }
+
+    /// Starts a streamed transfer and returns once its final head arrived (see ``bytes(for:bufferSize:)->(_,HTTPURLResponse)``).
+    func streamed(_ request: URLRequest, bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
         let delivery = LeanDelivery(stream: stream) { task, outcome in
@@ -87,17 +94,17 @@ public struct LeanSession: Sendable {
                                    controller: manager.leanController, leanDelivery: delivery)
         stream.attach(task)
         task.resume()
-        let response = try await withTaskCancellationHandler {
+        let head = try await withTaskCancellationHandler {
             try await stream.response()
         } onCancel: {
             task.cancel()
         }
-        return (LeanResponseBody(consumer: consumer), response)
+        return (LeanResponseBody(consumer: consumer), head)
     }
 
     /// An upload's request as it goes out: POST unless it names another method, its `httpBody` replaced by
     /// the upload's source. Made before the interceptor sees it, so a retry is judged on the method sent.
-    private static func uploadRequest(_ request: URLRequest) -> URLRequest {
+    static func uploadRequest(_ request: URLRequest) -> URLRequest {
         var request = request
         if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
         request.httpBody = nil
@@ -117,7 +124,7 @@ public struct LeanSession: Sendable {
         let temporaryFile: URL?
     }
 
-    private func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
+    func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
         let controller = manager.leanController
         let identifier = manager.nextIdentifier()
         let box = TaskBox()

@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+import HTTPTypes
+
+/// The lean path in swift-http-types' currency: `HTTPRequest` in, `HTTPResponse` out, the shapes of
+/// HTTPTypesFoundation's URLSession extension, on this engine (the same limits, cache, cookies, pinning,
+/// proxies, interceptors and cancellation as the `URLRequest` calls).
+///
+/// No `HTTPURLResponse` is built for the answer: the response's fields come from the header lines as
+/// libcurl delivered them, in order, with repeated fields kept apart and values as the server wrote
+/// them (corelibs' `HTTPURLResponse` initializer alone costs about 20 µs for eight fields); an answer from
+/// the session's cache has the fields its stored `HTTPURLResponse` kept (one per name). The request
+/// still travels through the engine as a `URLRequest` for now, so repeated request fields of one name
+/// go out as one line, their values joined with ", ".
+extension LeanSession {
+    /// Performs `request` and returns the body and the response.
+    ///
+    /// `interceptor` (default: the session's) adapts each attempt and decides retries; it sees the request
+    /// as a `URLRequest`.
+    /// - Throws: `URLError`: -1000 `badURL` for a request without a scheme, authority or path, -1017
+    ///   `cannotParseResponse` for a response field whose name is not an HTTP token (which `HTTPFields`
+    ///   cannot hold), the transport's errors as ``data(for:interceptor:)->(_,HTTPURLResponse)`` throws them.
+    public func data(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (Data, HTTPResponse) {
+        let urlRequest = try Self.urlRequest(request)
+        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: nil, download: false) }
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+    }
+
+    /// Sends `bodyData` with `request` (its method as given) and returns the response body and the response.
+    /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
+    public func upload(for request: HTTPRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> (Data, HTTPResponse) {
+        let urlRequest = try Self.urlRequest(request)
+        let source = DataBodySource(bodyData)
+        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: source, download: false) }
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+    }
+
+    /// Sends the file at `fileURL` with `request`, read in bounded chunks.
+    /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)->(_,HTTPResponse)``.
+    public func upload(for request: HTTPRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> (Data, HTTPResponse) {
+        let urlRequest = try Self.urlRequest(request)
+        let source = try FileBodySource(fileURL: fileURL)
+        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: source, download: false) }
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+    }
+
+    /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
+    /// URL and the response. The file is the caller's: move or remove it.
+    /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
+    public func download(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (URL, HTTPResponse) {
+        let urlRequest = try Self.urlRequest(request)
+        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: nil, download: true) }
+        guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: urlRequest.url) }
+        do {
+            return (file, try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    /// Starts `request` and returns once the final response's head arrived, with its body as chunks
+    /// that arrive while you read them, under the same backpressure as ``bytes(for:bufferSize:)``
+    /// (at most about `bufferSize` bytes wait for you; default 1 MiB).
+    /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)`` before the head; the sequence throws after it.
+    public func bytes(for request: HTTPRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPResponse) {
+        let urlRequest = try Self.urlRequest(request)
+        let (body, head) = try await streamed(urlRequest, bufferSize: bufferSize)
+        // Without a response the body is dropped here, which cancels the transfer.
+        guard let response = head.httpResponse else { throw Self.unparsableFields(url: urlRequest.url) }
+        return (body, response)
+    }
+
+    // MARK: Conversions
+
+    /// `request` as the engine takes it: its URL from scheme, authority and path, its method and fields.
+    static func urlRequest(_ request: HTTPRequest) throws -> URLRequest {
+        guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
+              let url = URL(string: "\(scheme)://\(authority)\(path)") else {
+            throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        return urlRequest
+    }
+
+    /// The response of `task`'s final head, built from its header lines.
+    static func httpResponse(of task: SessionTask, url: URL?) throws -> HTTPResponse {
+        guard let head = task.updateStorage({ $0.responseHead }) else {
+            throw CurlErrorMapping.error(.badServerResponse, url: url)
+        }
+        guard let response = head.httpResponse else { throw unparsableFields(url: url) }
+        return response
+    }
+
+    private static func unparsableFields(url: URL?) -> URLError {
+        CurlErrorMapping.error(.cannotParseResponse, url: url,
+                               description: "A response field name is not an HTTP token, which HTTPFields cannot hold.")
+    }
+}
+
+extension ResponseHead {
+    /// The head as swift-http-types' response: its status and reason phrase, and a field per header line
+    /// in arrival order (repeated names kept apart, values as sent but for a NUL, which becomes a space as
+    /// `HTTPField`'s lenient values have it); nil when a name is not an HTTP token or the status is not one.
+    var httpResponse: HTTPResponse? {
+        guard (0...999).contains(statusCode) else { return nil }
+        var fields = HTTPFields()
+        let complete = forEachHeaderLine { name, value in
+            guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return false }
+            fields.append(HTTPField(name: fieldName, lenientValue: value))
+            return true
+        }
+        guard complete else { return nil }
+        return HTTPResponse(status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+    }
+}
