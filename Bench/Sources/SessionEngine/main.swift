@@ -97,6 +97,20 @@ final class Failures: @unchecked Sendable {
 }
 let failures = Failures()
 
+extension Failures {
+    /// Hands out 0, 1, 2, ... to concurrent callers.
+    final class Counter: @unchecked Sendable {
+        // @unchecked Sendable: `value` is read and written under `lock`.
+        private let lock = NSLock()
+        private var value = 0
+        func take() -> Int {
+            lock.lock()
+            defer { value += 1; lock.unlock() }
+            return value
+        }
+    }
+}
+
 /// Runs `body` in this process and returns its wall seconds, this process's CPU seconds and peak RSS.
 func measureInProcess(_ body: () -> Double) -> (seconds: Double, cpu: Double, rss: Int) {
     resetPeakRSS()
@@ -205,6 +219,9 @@ let bareSwift = "bare Swift loop (reference)"
 let bareSwiftEpoll = "bare Swift loop on socket_action + epoll"
 let oursLean = "ours, lean path (session.data)"
 let oursHTTPTypes = "ours, lean path on HTTPTypes (HTTPRequest)"
+let cacheOff = "ours, lean, no cache"
+let cacheMisses = "ours, lean, disk URLCache: all misses"
+let cacheHits = "ours, lean, disk URLCache: all hits"
 let oursAF = "ours, AF path (dataTask + callback)"
 let asyncHTTPClient = "AsyncHTTPClient"
 let foundation = "Foundation URLSession"
@@ -388,6 +405,74 @@ func runWidth(_ width: Int, http2: Bool) {
     record(workload, foundation, seconds: urlSession.seconds, requests: count, rss: urlSession.rss, cpu: urlSession.cpu)
 }
 
+// MARK: The session's HTTP cache in the way (issue 26: defaults must be fast too)
+
+/// The lean path with a disk `URLCache` of its own (the default configuration's kind; `URLCache.shared`
+/// would be the user's) already holding `storedEntries` other responses: every request a different URL
+/// (all misses, each answer then stored), then the same URLs again (all hits), beside the cache-off path.
+@MainActor
+func runCacheRows(width: Int, storedEntries: Int = 10_000) {
+    // Fewer requests than the other rows: with this many entries each of Foundation's lookups and writes
+    // lists the whole directory (milliseconds), which is what these rows are here to show.
+    let count = 500
+    let workload = "\(count) GETs (1 KiB), \(width) in flight, \(storedEntries) entries cached"
+    let directory = work.appendingPathComponent("url-cache")
+    try? FileManager.default.removeItem(at: directory)
+    let cache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30, diskPath: directory.path)
+    // One entry stored through Foundation, then copied under other URLs' names: storing 10,000 one by one
+    // takes Foundation minutes (each store lists the directory). The names follow corelibs' disk layout,
+    // "<seconds>.<base64 of host, port and path>.storedcachedurlresponse"; only the directory's size matters.
+    let filled = measureSeconds {
+        let url = server.url("/stored/0")
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                       headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "1024"])!
+        cache.storeCachedResponse(CachedURLResponse(response: response, data: Data(count: 1024)), for: URLRequest(url: url))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard let stored = names.first(where: { $0.hasSuffix(".storedcachedurlresponse") }),
+              let seconds = stored.split(separator: ".").first else { return }
+        let original = directory.appendingPathComponent(stored)
+        for index in 1..<storedEntries {
+            let key = Data("127.0.0.1\u{0}\(server.port)\u{0}/stored/\(index)\u{0}".utf8).base64EncodedString()
+            try? FileManager.default.copyItem(at: original, to: directory.appendingPathComponent("\(seconds).\(key).storedcachedurlresponse"))
+        }
+    }
+    print("  (\(storedEntries) entries stored in \(String(format: "%.1f", filled)) s)")
+    let off = makeManager(width: width)
+    let offRun = measureInProcess { oursLeanPath(off, url: smallURL, count: count, width: width) }
+    record(workload, cacheOff, seconds: offRun.seconds, requests: count, rss: offRun.rss, cpu: offRun.cpu)
+    off.invalidateSession(cancelingTasks: true)
+    let configuration = URLSessionConfiguration.default
+    configuration.httpMaximumConnectionsPerHost = width
+    configuration.urlCache = cache
+    let cached = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
+    // The hits ask for what the misses stored, whatever nginx's heuristic freshness says by then.
+    let base = smallURL.absoluteString
+    for (name, policy) in [(cacheMisses, URLRequest.CachePolicy.useProtocolCachePolicy), (cacheHits, .returnCacheDataElseLoad)] {
+        let run = measureInProcess {
+            oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: policy, count: count, width: width)
+        }
+        record(workload, name, seconds: run.seconds, requests: count, rss: run.rss, cpu: run.cpu)
+    }
+    cached.invalidateSession(cancelingTasks: true)
+}
+
+/// The lean path over `count` URLs, the `index`th from `urls`.
+func oursLeanPath(_ manager: URLSessionManager, urls: @escaping @Sendable (Int) -> URL, policy: URLRequest.CachePolicy,
+                  count: Int, width: Int) -> Double {
+    let lean = manager.session
+    let next = Failures.Counter()
+    return asyncInFlight(count: count, width: width) {
+        do {
+            var request = URLRequest(url: urls(next.take()))
+            request.cachePolicy = policy
+            let (data, response) = try await lean.data(for: request)
+            if response.statusCode != 200 || data.count != smallSize { failures.record(nil) }
+        } catch {
+            failures.record(error)
+        }
+    }
+}
+
 // MARK: Bulk transfers (first, so no earlier workload's heap hides their peak)
 
 func oursMemory(_ manager: URLSessionManager) -> Double {
@@ -470,7 +555,8 @@ if environment["SESSION_ENGINE_SKIP_TRANSFERS"] != "1" {
 
 for width in widths { runWidth(width, http2: false) }
 if let widest = widths.max(), widest > 1 { runWidth(widest, http2: true) }
+if environment["SESSION_ENGINE_SKIP_CACHE"] != "1" { runCacheRows(width: 32) }
 
 printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
-           rows: rows, ratios: [RatioColumn("x best C", baselines: [cPerform, cEpoll]),
+           rows: rows, ratios: [RatioColumn("x best C", baselines: [cPerform, cEpoll]), RatioColumn("x no cache", baselines: [cacheOff]),
                                 RatioColumn("x AHC", baselines: [asyncHTTPClient])])
