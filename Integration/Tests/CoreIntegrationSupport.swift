@@ -96,3 +96,10 @@ final class LeafPinPolicy: ServerTrustEvaluating, @unchecked Sendable {
         return serverTrust.certificateChain.first == pinnedLeaf && domain == serverTrust.host
     }
 }
+
+/// How many requests the fault server's `/hostile/flaky` endpoint received for `key`.
+func flakyCount(_ key: String, _ servers: IntegrationServers) async throws -> Int {
+    let (data, _) = try await coreManager().session.data(for: URLRequest(url: hostileURL(
+        servers.faultServer.baseURL, "/hostile/flaky-count", ["key": key])))
+    return Int(String(decoding: data, as: UTF8.self)) ?? -1
+}

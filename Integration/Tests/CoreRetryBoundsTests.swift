@@ -181,9 +181,4 @@ struct CoreRetryBoundsTests {
         #expect(try await flakyCount(fileKey, servers) == 1)
     }
 
-    private func flakyCount(_ key: String, _ servers: IntegrationServers) async throws -> Int {
-        let (data, _) = try await coreManager().session.data(for: URLRequest(url: hostileURL(
-            servers.faultServer.baseURL, "/hostile/flaky-count", ["key": key])))
-        return Int(String(decoding: data, as: UTF8.self)) ?? -1
-    }
 }

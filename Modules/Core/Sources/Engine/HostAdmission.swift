@@ -109,13 +109,13 @@ struct HostAdmission {
         return all
     }
 
-    /// `host` multiplexes: its tasks stop waiting for a connection of their own.
     /// Whether `task`'s host is known to multiplex.
     func multiplexes(hostOf task: SessionTask) -> Bool {
         guard !multiplexing.isEmpty, let key = keys[ObjectIdentifier(task)] else { return false }
         return multiplexing.contains(key)
     }
 
+    /// `host` multiplexes: its tasks stop waiting for a connection of their own.
     mutating func markMultiplexing(_ host: String) {
         multiplexing.insert(host)
     }

@@ -36,7 +36,7 @@ public struct LeanSession: Sendable {
     public func upload(for request: URLRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = DataBodySource(bodyData)
-        let outcome = try await attempts(Self.uploadRequest(request), interceptor) {
+        let outcome = try await attempts(request.asUpload, interceptor) {
             try await perform($0, source: source, download: false)
         }
         return (outcome.data ?? Data(), try response(of: outcome))
@@ -48,7 +48,7 @@ public struct LeanSession: Sendable {
     public func upload(for request: URLRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPURLResponse) {
         let source = try FileBodySource(fileURL: fileURL)
-        let outcome = try await attempts(Self.uploadRequest(request), interceptor) {
+        let outcome = try await attempts(request.asUpload, interceptor) {
             try await perform($0, source: source, download: false)
         }
         return (outcome.data ?? Data(), try response(of: outcome))
@@ -100,15 +100,6 @@ public struct LeanSession: Sendable {
             task.cancel()
         }
         return (LeanResponseBody(consumer: consumer), head)
-    }
-
-    /// An upload's request as it goes out: POST unless it names another method, its `httpBody` replaced by
-    /// the upload's source. Made before the interceptor sees it, so a retry is judged on the method sent.
-    static func uploadRequest(_ request: URLRequest) -> URLRequest {
-        var request = request
-        if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
-        request.httpBody = nil
-        return request
     }
 
     private func response(of outcome: Outcome) throws -> HTTPURLResponse {

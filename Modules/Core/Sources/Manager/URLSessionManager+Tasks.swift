@@ -65,12 +65,9 @@ extension URLSessionManager {
                       uploadProgress: (@Sendable (Progress) -> Void)?,
                       downloadProgress: (@Sendable (Progress) -> Void)?,
                       completion: TaskCompletion?, completionQueue: DispatchQueue? = nil) -> SessionDataTask {
-        var request = request
         let task: SessionDataTask
         if let source {
-            if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
-            request.httpBody = nil
-            task = SessionUploadTask(identifier: nextIdentifier(), request: request, bodySource: source, controller: self)
+            task = SessionUploadTask(identifier: nextIdentifier(), request: request.asUpload, bodySource: source, controller: self)
         } else {
             task = SessionDataTask(identifier: nextIdentifier(), request: request, bodySource: nil, controller: self)
         }
