@@ -1,5 +1,5 @@
 // AFNetworking's activity-indicator tests against httpbin: the indicator goes on, then off, for a
-// request that succeeds (/delay/1) and for one that fails (/status/404), driven by Core's real task
+// request that succeeds (/delay/1) and for one that fails (a timeout), driven by Core's real task
 // notifications and by its task event stream.
 import AFNetworking
 import AFTestHarness
@@ -28,12 +28,17 @@ struct ActivityIndicatorIntegrationTests {
         let servers = try await IntegrationServers.shared()
         let marker = UUID().uuidString
         let harness = IndicatorUnderTest(relayingTasksWhoseQueryContains: marker)
-        harness.manager.activationDelay = 0.0
+        harness.manager.activationDelay = 0.1
         harness.manager.completionDelay = 0.0
 
-        let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
+        // The indicator shows only activity that outlasts activationDelay (AF's rule), so the failure
+        // comes late enough on a loaded machine: a timeout at 1.5 s (a fast 404 could end before the
+        // activation timer ran, and the indicator rightly never showed).
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 1.5
+        let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL, sessionConfiguration: configuration)
         await #expect(throws: (any Error).self) {
-            _ = try await session.get("/status/404?activity=\(marker)")
+            _ = try await session.get("/delay/4?activity=\(marker)")
         }
         try await harness.waitForCalls(2)
 

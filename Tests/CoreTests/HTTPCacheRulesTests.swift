@@ -276,6 +276,26 @@ struct HTTPCacheRulesTests {
         #expect(freshened.responseTime == later)
     }
 
+    /// The engine decides from the header lines that most answers are not stored before it builds an
+    /// HTTPURLResponse: that early answer may say "maybe" too often, never "no" for a storable response.
+    @Test func theEarlyStorabilityCheckNeverRefusesWhatTheFullOneStores() {
+        let request = URLRequest(url: url)
+        for status in [200, 203, 204, 206, 301, 302, 304, 307, 404, 405, 410, 500, 503] {
+            for control in [nil, "no-store", "max-age=60", "public", "private", "no-cache", "max-age=0, no-store", "s-maxage=5"] {
+                for expires in [nil, "Thu, 01 Jan 2099 00:00:00 GMT"] {
+                    var fields: [String: String] = [:]
+                    if let control { fields["Cache-Control"] = control }
+                    if let expires { fields["Expires"] = expires }
+                    let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)!
+                    let early = CacheRules.mayBeStorable(statusCode: status, cacheControl: control, expires: expires)
+                    let full = CacheRules.isStorable(request: request, response: response)
+                    #expect(!full || early, "\(status) \(control ?? "-") \(expires ?? "-")")
+                    #expect(early == full, "\(status) \(control ?? "-") \(expires ?? "-")")
+                }
+            }
+        }
+    }
+
     // MARK: The session's cache over URLCache
 
     @Test func anEntryAnswersOnlyTheURLItWasStoredForAndPendingWritesAreSeen() {

@@ -18,6 +18,17 @@ struct ResponseHeadTests {
         #expect(fields == ["Set-Cookie": "a=1, b=2, c=3", "Content-Type": "text/plain", "X-Empty": ""])
     }
 
+    @Test func oneValueIsReadFromTheLinesAsTheFieldsWouldGiveIt() {
+        let lines = head("Cache-Control: max-age=5\nX-A: 1\ncache-CONTROL: public\nX\rA: 2\nExpires: \n")
+        #expect(lines.value(named: "cache-control") == "max-age=5, public")
+        #expect(lines.value(named: "x-a") == "1")
+        #expect(lines.value(named: "expires") == "")
+        #expect(lines.value(named: "age") == nil)
+        for name in lines.headerFields.keys {
+            #expect(lines.value(named: name.lowercased()) == lines.headerFields[name], "\(name)")
+        }
+    }
+
     @Test func namesDifferingOnlyInNonLettersStayApart() {
         // '-' and '\r' share their low five bits with each other's case bit set: never equal.
         let fields = head("X-A: 1\nX\rA: 2\nX_A: 3\n").headerFields

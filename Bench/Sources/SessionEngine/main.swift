@@ -221,6 +221,7 @@ let oursLean = "ours, lean path (session.data)"
 let oursHTTPTypes = "ours, lean path on HTTPTypes (HTTPRequest)"
 let cacheOff = "ours, lean, no cache"
 let cacheMisses = "ours, lean, disk URLCache: all misses"
+let cacheMissesStored = "ours, lean, disk URLCache: all misses, answers stored"
 let cacheHits = "ours, lean, disk URLCache: all hits"
 let oursAF = "ours, AF path (dataTask + callback)"
 let asyncHTTPClient = "AsyncHTTPClient"
@@ -331,7 +332,7 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 
 // MARK: Profiling mode
 
-// SESSION_ENGINE_PROFILE=lean|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// SESSION_ENGINE_PROFILE=lean|httptypes|cache-miss|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
 // for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits.
 if let profile = environment["SESSION_ENGINE_PROFILE"] {
     let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
@@ -343,6 +344,16 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
         switch profile {
         case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
         case "httptypes": seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width)
+        case "cache-miss":
+            // The default configuration with a disk cache, every answer a miss that may not be stored.
+            let configuration = URLSessionConfiguration.default
+            configuration.httpMaximumConnectionsPerHost = width
+            configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30,
+                                              diskPath: work.appendingPathComponent("profile-cache").path)
+            let cached = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
+            let base = server.url("/no-store/small.bin").absoluteString
+            seconds = oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: .useProtocolCachePolicy,
+                                   count: count, width: width)
         case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width)
         case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll)
         default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
@@ -408,13 +419,13 @@ func runWidth(_ width: Int, http2: Bool) {
 // MARK: The session's HTTP cache in the way (issue 26: defaults must be fast too)
 
 /// The lean path with a disk `URLCache` of its own (the default configuration's kind; `URLCache.shared`
-/// would be the user's) already holding `storedEntries` other responses: every request a different URL
-/// (all misses, each answer then stored), then the same URLs again (all hits), beside the cache-off path.
+/// would be the user's) already holding `storedEntries` other responses, beside the cache-off path: every
+/// request a different URL whose answer may not be stored (all misses, the lookup's cost alone); every
+/// request a different URL whose answer is then stored (all misses, lookups and stores); then 500 of the
+/// URLs just stored again (all hits).
 @MainActor
 func runCacheRows(width: Int, storedEntries: Int = 10_000) {
-    // Fewer requests than the other rows: with this many entries each of Foundation's lookups and writes
-    // lists the whole directory (milliseconds), which is what these rows are here to show.
-    let count = 500
+    let count = parallelCount
     let workload = "\(count) GETs (1 KiB), \(width) in flight, \(storedEntries) entries cached"
     let directory = work.appendingPathComponent("url-cache")
     try? FileManager.default.removeItem(at: directory)
@@ -437,21 +448,35 @@ func runCacheRows(width: Int, storedEntries: Int = 10_000) {
         }
     }
     print("  (\(storedEntries) entries stored in \(String(format: "%.1f", filled)) s)")
-    let off = makeManager(width: width)
-    let offRun = measureInProcess { oursLeanPath(off, url: smallURL, count: count, width: width) }
+    // Both sessions have the default configuration (its cookie and credential storage too); one has no cache.
+    func defaultConfiguration(cache: URLCache?) -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = width
+        configuration.urlCache = cache
+        return configuration
+    }
+    let off = URLSessionManager(sessionConfiguration: defaultConfiguration(cache: nil), responseSerializer: HTTPResponseSerializer())
+    let noStore = server.url("/no-store/small.bin").absoluteString
+    // The same URLs as the all-misses row, so the server does the same work for both.
+    let offRun = measureInProcess {
+        oursLeanPath(off, urls: { URL(string: noStore + "?n=\($0)")! }, policy: .useProtocolCachePolicy, count: count, width: width)
+    }
     record(workload, cacheOff, seconds: offRun.seconds, requests: count, rss: offRun.rss, cpu: offRun.cpu)
     off.invalidateSession(cancelingTasks: true)
-    let configuration = URLSessionConfiguration.default
-    configuration.httpMaximumConnectionsPerHost = width
-    configuration.urlCache = cache
-    let cached = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
-    // The hits ask for what the misses stored, whatever nginx's heuristic freshness says by then.
-    let base = smallURL.absoluteString
-    for (name, policy) in [(cacheMisses, URLRequest.CachePolicy.useProtocolCachePolicy), (cacheHits, .returnCacheDataElseLoad)] {
+    let cached = URLSessionManager(sessionConfiguration: defaultConfiguration(cache: cache), responseSerializer: HTTPResponseSerializer())
+    let storable = smallURL.absoluteString
+    let rows: [(name: String, base: String, count: Int, policy: URLRequest.CachePolicy)] = [
+        (cacheMisses, noStore, count, .useProtocolCachePolicy),
+        (cacheMissesStored, storable, count, .useProtocolCachePolicy),
+        // The hits ask for what the misses stored, whatever nginx's heuristic freshness says by then.
+        (cacheHits, storable, 500, .returnCacheDataElseLoad),
+    ]
+    for row in rows {
         let run = measureInProcess {
-            oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: policy, count: count, width: width)
+            oursLeanPath(cached, urls: { URL(string: row.base + "?n=\($0)")! }, policy: row.policy, count: row.count, width: width)
         }
-        record(workload, name, seconds: run.seconds, requests: count, rss: run.rss, cpu: run.cpu)
+        record(row.count == count ? workload : "500 GETs (1 KiB), \(width) in flight, \(storedEntries) entries cached",
+               row.name, seconds: run.seconds, requests: row.count, rss: run.rss, cpu: run.cpu)
     }
     cached.invalidateSession(cancelingTasks: true)
 }

@@ -54,7 +54,12 @@ public final class BenchNginx {
                 sendfile on;
                 keepalive_requests 1000000;
                 http2_max_concurrent_streams 512;
-                server { listen 127.0.0.1:\(port); root \(documentRoot.path); }
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(documentRoot.path);
+                    # The same files, answered with "Cache-Control: no-store" (no cache may keep them).
+                    location /no-store/ { alias \(documentRoot.path)/; add_header Cache-Control no-store; }
+                }
                 server {
                     listen 127.0.0.1:\(tlsPort) ssl http2;
                     ssl_certificate \(certificatePEM.path);

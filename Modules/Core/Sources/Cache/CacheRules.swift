@@ -50,6 +50,18 @@ enum CacheRules {
         return heuristicallyCacheableStatuses.contains(response.statusCode)
     }
 
+    /// Whether a GET's response with `statusCode`, `Cache-Control` and `Expires` values may be storable:
+    /// false when ``isStorable(request:response:authenticated:)`` would certainly say so, decided from the
+    /// header lines before an `HTTPURLResponse` is built for them.
+    static func mayBeStorable(statusCode: Int, cacheControl: String?, expires: String?) -> Bool {
+        let control = CacheControl(cacheControl)
+        guard !control.noStore else { return false }
+        if control.maxAge != nil || control.isPublic || expires != nil {
+            return statusCode >= 200 && statusCode != 206 && statusCode != 304
+        }
+        return heuristicallyCacheableStatuses.contains(statusCode)
+    }
+
     /// Whether a response to `method` with `statusCode` invalidates what is stored for its URL (§4.4):
     /// an unsafe method that succeeded or redirected.
     static func invalidates(method: String, statusCode: Int) -> Bool {

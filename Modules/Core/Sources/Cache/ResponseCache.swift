@@ -24,9 +24,11 @@ enum CachePlan: Sendable {
 ///
 /// Threading: lookups run on the thread that resumes a task, before the engine sees it, because
 /// Foundation's `URLCache` on Linux reads its disk directory on every lookup (30 µs for a miss, ms with
-/// many entries) and writes in tens of ms. Writes go to a serial queue so neither the engine nor the
+/// many entries) and writes in tens of ms; a ``URLCacheIndex`` answers most misses without asking it. Writes go to a serial queue so neither the engine nor the
 /// caller waits for them; a response waiting to be written already answers lookups, so a request
-/// made after a completion sees what it stored. At most ``maximumPendingWrites`` responses wait: past
+/// made after a completion sees what it stored. Disk writes get ``CacheDiskBudget``'s share of a core;
+/// past it, and for entries that stay off disk anyway, entries are kept in the index's
+/// ``CacheMemoryTier`` (Foundation's memory for a subclass). At most ``maximumPendingWrites`` responses wait: past
 /// that, a response is not stored (memory stays bounded when the disk is slower than the network).
 /// Invalidating the session waits for the writes before `sessionDidBecomeInvalid`.
 final class ResponseCache: Sendable {
@@ -56,9 +58,14 @@ final class ResponseCache: Sendable {
 
     /// This process's mark for `storage` when it keeps nothing on disk (see ``memoryCacheKey``).
     private let memoryOnlyMark: String?
+    /// What `storage` may hold, so a miss does not list its directory (nil: a subclass, always asked).
+    private let index: URLCacheIndex?
+    /// How much of a core the writer may spend in Foundation's disk writes.
+    private let diskBudget = CacheDiskBudget()
 
     init(storage: URLCache, sessionPolicy: URLRequest.CachePolicy, additionalHeaders: [(name: String, value: String)]) {
         self.storage = storage
+        index = URLCacheIndex.index(for: storage)
         memoryOnlyMark = storage.diskCapacity == 0
             ? "\(getpid())-\(UInt(bitPattern: ObjectIdentifier(storage).hashValue))" : nil
         self.sessionPolicy = sessionPolicy
@@ -75,12 +82,15 @@ final class ResponseCache: Sendable {
         guard task is SessionDataTask, task.leanDelivery?.stream == nil, task.bodySource == nil,
               (request.httpMethod ?? "GET").uppercased() == "GET", let scheme = request.url?.scheme?.lowercased(),
               scheme == "http" || scheme == "https" else { return false }
-        for name in ["Range", "If-None-Match", "If-Modified-Since", "If-Range", "If-Match", "If-Unmodified-Since"]
-        where request.value(forHTTPHeaderField: name) != nil {
-            return false
-        }
-        return true
+        // One pass over the fields: corelibs' value(forHTTPHeaderField:) compares every name per call.
+        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return true }
+        return !fields.keys.contains { ownValidatorFields.contains($0.lowercased()) }
     }
+
+    /// Request fields that make the request manage its own validators or ranges.
+    private static let ownValidatorFields: Set<String> = [
+        "range", "if-none-match", "if-modified-since", "if-range", "if-match", "if-unmodified-since",
+    ]
 
     /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine. `trust` gives
     /// the session's trust settings, read only for an https entry (``CacheTrust``).
@@ -107,6 +117,10 @@ final class ResponseCache: Sendable {
         let cached: CachedURLResponse?
         if let waiting = pending.withLock({ $0[key] }) {
             cached = waiting.entry
+        } else if let kept = index?.memory.entry(forKey: key) {
+            cached = kept
+        } else if index?.mayHold(url) == false {
+            cached = nil
         } else {
             cached = storage.cachedResponse(for: Self.storageRequest(for: request))
         }
@@ -142,13 +156,35 @@ final class ResponseCache: Sendable {
         let entry = CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
                                       storagePolicy: cached.storagePolicy)
         let slot = Self.storageRequest(for: request)
-        enqueue(key: url.absoluteString, entry: entry) { [storage] in storage.storeCachedResponse(entry, for: slot) }
+        let key = url.absoluteString
+        enqueue(key: key, entry: entry) { [storage, diskBudget, index] in
+            let policy = diskBudget.policy(for: entry.storagePolicy)
+            let toDisk = policy == .allowed && storage.diskCapacity > 0 && URLCacheIndex.canFileOnDisk(slot)
+            if let index {
+                guard toDisk else {
+                    index.memory.keep(entry, forKey: key, capacity: storage.memoryCapacity)
+                    return
+                }
+                index.memory.remove(forKey: key)
+                index.noteStored(slot)
+            }
+            if toDisk {
+                diskBudget.measure { storage.storeCachedResponse(entry, for: slot) }
+            } else {
+                storage.storeCachedResponse(CachedURLResponse(response: entry.response, data: entry.data,
+                                                              userInfo: entry.userInfo, storagePolicy: policy), for: slot)
+            }
+        }
     }
 
     /// Removes what is stored for `url` (an unsafe method changed the resource).
     func remove(_ url: URL) {
         let slot = Self.storageRequest(for: URLRequest(url: url))
-        enqueue(key: url.absoluteString, entry: nil) { [storage] in storage.removeCachedResponse(for: slot) }
+        let key = url.absoluteString
+        enqueue(key: key, entry: nil) { [storage, index] in
+            index?.memory.remove(forKey: key)
+            storage.removeCachedResponse(for: slot)
+        }
     }
 
     /// The request an entry is filed under in `storage`: the request itself when its URL has no query;
@@ -170,6 +206,7 @@ final class ResponseCache: Sendable {
         writer.sync {}
     }
 
+    /// Queues `write` for `key` unless too many writes wait; until it ran, lookups for `key` get `entry`.
     private func enqueue(key: String, entry: CachedURLResponse?, write: @escaping @Sendable () -> Void) {
         let identifier = counter.withLock { value -> Int in
             value += 1

@@ -93,6 +93,21 @@ final class ResponseHead: Sendable {
         }
     }
 
+    /// The value of the field `lowercasedName` (its repeats joined with ", "), read from the lines without
+    /// building the response; nil when no line has that name.
+    func value(named lowercasedName: String) -> String? {
+        var joined: String?
+        let wanted = Array(lowercasedName.utf8)
+        _ = forEachHeaderLine { name, value in
+            guard name.count == wanted.count,
+                  zip(name, wanted).allSatisfy({ Self.isLetter($0) ? $0 | 0x20 == $1 : $0 == $1 }) else { return true }
+            let text = String(decoding: value, as: UTF8.self)
+            joined = joined.map { $0 + ", " + text } ?? text
+            return true
+        }
+        return joined
+    }
+
     /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;
     /// a line without a colon is passed over), in arrival order, until it returns false.
     /// - Returns: whether every line was visited.

@@ -69,9 +69,17 @@ extension SessionEngine {
     /// `willCacheResponse` answer), or removes what an unsafe method changed (§4.4).
     func updateCache(after transfer: Transfer, body: Data?) {
         guard let cache = settings.cache, let events, let request = transfer.task.originalRequest,
-              let response = transfer.task.response as? HTTPURLResponse, let url = request.url else { return }
+              let head = transfer.task.updateStorage({ $0.responseHead }), let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
-        if CacheRules.invalidates(method: method, statusCode: response.statusCode) {
+        let invalidates = CacheRules.invalidates(method: method, statusCode: head.statusCode)
+        // Most answers are not stored: decided from the header lines, as an HTTPURLResponse costs more
+        // than the rest of a small request's work on this thread.
+        guard invalidates || transfer.cacheAnswer != nil
+                || (body != nil && ResponseCache.serves(transfer.task, request: request)
+                    && CacheRules.mayBeStorable(statusCode: head.statusCode, cacheControl: head.value(named: "cache-control"),
+                                                expires: head.value(named: "expires"))),
+              let response = head.response else { return }
+        if invalidates {
             cache.remove(url)
             // Location and Content-Location name the resource too, when on the same origin (§4.4).
             for name in ["Location", "Content-Location"] {
