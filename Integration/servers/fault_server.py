@@ -33,6 +33,7 @@ reachable from several origins and over TLS):
                                  curl/curl#11101). Only direct: nginx refuses to pass it on
     /hostile/bad-version         a status line naming HTTP/1.7
     /hostile/slow?delay=S        200 "slow" after S seconds (a busy connection beside fast requests)
+    /hostile/slow-sink?rate=B    reads a POST or PUT body at B bytes a second, then answers {"bytes": N}
     /hostile/mutated?seed=N[&kind=K]   one of eight realistic responses (a cacheable 200 with dates, a 503
                                  with Retry-After, a redirect, a gzip-compressed chunked body, a 401, a 206,
                                  a 304, a 200 with Set-Cookie; K picks one) with one to three mutations drawn
@@ -175,6 +176,9 @@ async def hostile(path, query, method, headers, reader, writer):
                      b"Connection: close\r\n\r\nok")
     elif path == "/hostile/bad-version":
         writer.write(b"HTTP/1.7 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    elif path == "/hostile/slow-sink":
+        count = await read_body(reader, headers, lambda data: None, rate=float(arg("rate", "1000000")))
+        await send_json(writer, 200, "OK", {"bytes": count})
     elif path == "/hostile/slow":
         await asyncio.sleep(float(arg("delay", "5")))
         writer.write(response_head(200, "OK", [("Content-Length", "4")]) + b"slow")
@@ -311,9 +315,14 @@ async def send_json(writer, status, reason, payload):
     await writer.drain()
 
 
-async def read_body(reader, headers, sink):
-    """Feeds the request body to sink(bytes), Content-Length or chunked. Returns the byte count."""
+async def read_body(reader, headers, sink, rate=None):
+    """Feeds the request body to sink(bytes), Content-Length or chunked, at most `rate` bytes a second
+    when given. Returns the byte count."""
     total = 0
+
+    async def pace(count):
+        if rate:
+            await asyncio.sleep(count / rate)
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             size_line = await reader.readline()
@@ -332,6 +341,7 @@ async def read_body(reader, headers, sink):
                 sink(data)
                 remaining -= len(data)
                 total += len(data)
+                await pace(len(data))
             await reader.readexactly(2)  # CRLF after the chunk
     remaining = int(headers.get("content-length", "0"))
     while remaining:
@@ -341,6 +351,7 @@ async def read_body(reader, headers, sink):
         sink(data)
         remaining -= len(data)
         total += len(data)
+        await pace(len(data))
     return total
 
 

@@ -47,6 +47,15 @@ final class SessionEngine: @unchecked Sendable {
 
     /// The engine thread, asserted wherever the state below is touched (debug builds).
     let confinement = ThreadConfinement()
+    /// The loop's "now", read once per turn (see ``EngineClock``).
+    let clock = EngineClock()
+    /// How often lean transfers' idle timers are checked (they have no progress callback), and so the
+    /// longest the loop waits while transfers are in flight: 100 ms.
+    static let idleCheckInterval: UInt64 = 100_000_000
+    /// When lean transfers' idle timers were last checked (monotonic nanoseconds).
+    private var lastIdleCheck: UInt64 = 0
+    /// The command buffer swapped with the inbox's each turn, so neither allocates.
+    private var takenCommands: [Command] = []
 
     // Engine thread only
     var transfersByTask: [ObjectIdentifier: Transfer] = [:]
@@ -165,11 +174,10 @@ final class SessionEngine: @unchecked Sendable {
     private func run() {
         confinement.claim()
         while true {
-            let commands = inbox.withLock { inbox -> [Command] in
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return inbox.commands
-            }
-            for command in commands { handle(command) }
+            clock.tick()
+            inbox.withLock { swap(&$0.commands, &takenCommands) }
+            for command in takenCommands { handle(command) }
+            takenCommands.removeAll(keepingCapacity: true)
             reportFinishedTransfers()
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty
                 && connectivityWaits.isEmpty { break }
@@ -177,10 +185,12 @@ final class SessionEngine: @unchecked Sendable {
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
             // (README, Benchmarks). curl_multi_perform visits every transfer, which also runs each one's
-            // progress callback and so its idle timer.
+            // progress callback and so its idle timer; lean transfers have none (checkIdleLeanTransfers).
             var running: Int32 = 0
+            clock.tick()
             curl_multi_perform(multi, &running)
             collectCompletions()
+            checkIdleLeanTransfers()
             reportFinishedTransfers()
             fireThrottleTimers()
             expireConnectivityWaits()
@@ -191,7 +201,10 @@ final class SessionEngine: @unchecked Sendable {
             var timeout = -1
             curl_multi_timeout(multi, &timeout)
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
-            if let next = [throttleTimers.map(\.deadline).min(), nextConnectivityDeadline].compactMap({ $0 }).min() {
+            if !transfersByTask.isEmpty { wait = min(wait, Int(Self.idleCheckInterval / 1_000_000)) }
+            var next = nextConnectivityDeadline
+            for timer in throttleTimers where next.map({ timer.deadline < $0 }) ?? true { next = timer.deadline }
+            if let next {
                 let remaining = ContinuousClock.now.duration(to: next)
                 let milliseconds = Int(remaining.components.seconds * 1000)
                     + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
@@ -327,7 +340,7 @@ final class SessionEngine: @unchecked Sendable {
         }
         confinement.assertOnOwner("starting a transfer")
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
-                                confinement: confinement, openSockets: openSockets)
+                                confinement: confinement, openSockets: openSockets, clock: clock)
         if task.bodySource != nil {
             // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
             // allocating this closure.
@@ -381,6 +394,19 @@ final class SessionEngine: @unchecked Sendable {
                   let transfer = transfersByHandle[handle] else { continue }
             finish(transfer, code: message.pointee.data.result)
         }
+    }
+
+    /// Ends lean transfers whose idle timer expired (-1001), at most every ``idleCheckInterval``: they
+    /// have no progress callback to do it (``Transfer/idleTimeoutExpired()``).
+    private func checkIdleLeanTransfers() {
+        let now = clock.now
+        guard now &- lastIdleCheck >= Self.idleCheckInterval else { return }
+        lastIdleCheck = now
+        var expired: [Transfer] = []
+        for transfer in transfersByTask.values where transfer.isLean && transfer.idleTimeoutExpired() {
+            expired.append(transfer)
+        }
+        for transfer in expired { finish(transfer, code: CURLE_OPERATION_TIMEDOUT) }
     }
 
     private func fireThrottleTimers() {

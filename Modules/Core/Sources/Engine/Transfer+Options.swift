@@ -52,7 +52,7 @@ extension Transfer {
             maximumRedirects: options.maximumRedirects, isDownload: isDownload,
             keepsBody: isLean ? bodyStream == nil : events.keepsReceivedBody, isHeadRequest: method == "HEAD",
             idleTimeout: options.idleTimeoutMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0),
-            now: DispatchTime.now().uptimeNanoseconds)
+            now: clock.now)
         attemptTLS = options.tls
         recordsPeerChain = installsTrustHook && method == "GET" && settings.cache != nil
         peerChain = nil
@@ -67,6 +67,10 @@ extension Transfer {
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        // libcurl calls a progress callback for every transfer on every turn of the loop. A lean transfer
+        // reports no progress, so it has none: its callbacks stamp activity and the engine checks its idle
+        // timer (SessionEngine.checkIdleLeanTransfers).
+        afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, isLean ? 1 : 0)
         if reusesHandle {
             if isDownload { try openDownloadFile() }
             configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
@@ -79,7 +83,6 @@ extension Transfer {
         afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         afc_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
         afc_easy_setopt_xferinfo_function(handle, transferProgressCallback)
-        afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         afc_easy_setopt_long(handle, CURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
         // No CA directory: Debian's libcurl defaults to /etc/ssl/certs beside the CA bundle, and with a
         // directory set libcurl re-parses the whole bundle (about 140 certificates) for every new TLS

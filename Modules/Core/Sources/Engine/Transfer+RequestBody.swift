@@ -30,6 +30,8 @@ extension Transfer {
         if task.isCancelRequested { return afc_readfunc_abort }
         if userPaused { return afc_readfunc_pause }
         guard let reader else { return 0 }
+        // A lean transfer has no progress callback: what it sends stamps the idle timer.
+        if isLean { machine.madeProgress(at: clock.now) }
         do {
             switch try reader.read(into: buffer) {
             case .bytes(let count): return count

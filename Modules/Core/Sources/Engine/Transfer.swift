@@ -108,11 +108,14 @@ final class Transfer {
 
     /// The engine's count of open sockets, which this transfer's handle keeps up to date.
     let openSockets: UnsafeMutablePointer<Int>
+    /// The engine loop's "now", for activity stamps and idle timers.
+    let clock: EngineClock
 
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
          handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement,
-         openSockets: UnsafeMutablePointer<Int>) {
+         openSockets: UnsafeMutablePointer<Int>, clock: EngineClock) {
         self.confinement = confinement
+        self.clock = clock
         self.openSockets = openSockets
         self.task = task
         self.events = events
@@ -227,7 +230,7 @@ final class Transfer {
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         confinement.assertOnOwner("libcurl's header callback")
-        switch machine.receivedHeaderLine(line, now: DispatchTime.now().uptimeNanoseconds) {
+        switch machine.receivedHeaderLine(line, now: clock.now) {
         case .proceed: return true
         case .refuse(let refusal):
             refuse(refusal)
@@ -353,6 +356,8 @@ final class Transfer {
             }
             return bytes.count
         }
+        // A lean transfer has no progress callback: its body stamps the idle timer.
+        if isLean { machine.madeProgress(at: clock.now) }
         switch machine.receivedBody(count: bytes.count) {
         case .keep: break
         case .discard: return bytes.count
@@ -390,18 +395,11 @@ final class Transfer {
         let received = downloaded + machine.resumeOffset
         let hasIdleTimeout = machine.configuration.idleTimeout > 0
         guard received != lastReceived || uploaded != lastSent else {
-            guard hasIdleTimeout, let expired = machine.idleTimeoutExpired(
-                at: DispatchTime.now().uptimeNanoseconds, isHeld: userPaused || throttled) else { return true }
-            refuse(expired)
+            guard hasIdleTimeout, idleTimeoutExpired() else { return true }
             return false
         }
         lastSent = uploaded
         lastReceived = received
-        if isLean {
-            // Nobody reads a lean task's counts or progress: only the idle timer needs to know.
-            if hasIdleTimeout { machine.madeProgress(at: DispatchTime.now().uptimeNanoseconds) }
-            return true
-        }
         let headersArrived = machine.finalHead != nil
         task.updateStorage { state in
             state.countOfBytesSent = uploaded
@@ -409,7 +407,7 @@ final class Transfer {
         }
         // Progress objects and closures are costly; report at most every few milliseconds or megabytes
         // (the first change at once, the last one from flushProgress()).
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now
         machine.madeProgress(at: now)
         if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
             || uploaded - reportedSent >= 1 << 20 {
@@ -421,8 +419,17 @@ final class Transfer {
     /// Reports counts not yet reported (before completion, so progress ends at the final values).
     func flushProgress() {
         if !isLean, lastSent != reportedSent || lastReceived != reportedReceived {
-            report(at: DispatchTime.now().uptimeNanoseconds)
+            report(at: clock.now)
         }
+    }
+
+    /// Whether the idle timeout (URLSession's `timeoutIntervalForRequest`) expired without a byte moving;
+    /// when it did, the transfer is refused with -1001. The progress callback asks for other transfers,
+    /// the engine's idle check for lean ones (which have no progress callback).
+    func idleTimeoutExpired() -> Bool {
+        guard let expired = machine.idleTimeoutExpired(at: clock.now, isHeld: userPaused || throttled) else { return false }
+        refuse(expired)
+        return true
     }
 
     private func report(at time: UInt64) {

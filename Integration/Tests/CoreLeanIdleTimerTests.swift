@@ -1,0 +1,101 @@
+// The lean path's idle timer (URLSession's timeoutIntervalForRequest) against the fault server. Lean
+// transfers have no libcurl progress callback: their callbacks stamp activity and the engine checks the
+// timers every 100 ms, so these pin that the timer still fires, only on idleness, and never on a
+// transfer the reader holds back.
+@testable import AFCore
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("Core lean path: the idle timer without a progress callback")
+struct CoreLeanIdleTimerTests {
+    /// A lean session whose idle timeout is `idle` s and whose resource timeout (which also ends in
+    /// -1001) is far enough away that only the idle timer can end a call in time.
+    private func session(idle: TimeInterval) -> HTTPSessionManager {
+        coreManager {
+            $0.timeoutIntervalForRequest = idle
+            $0.timeoutIntervalForResource = 30
+        }
+    }
+
+    private func fault(_ path: String, _ query: [String: String] = [:]) async throws -> URL {
+        hostileURL(try await IntegrationServers.shared().faultServer.baseURL, path, query)
+    }
+
+    @Test func aServerSilentBeforeItsHeadersTimesOut() async throws {
+        let url = try await IntegrationServers.shared().faultServer.url(FaultEndpoints.stallBeforeHeaders)
+        let manager = session(idle: 1)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let start = ContinuousClock.now
+        let code = await urlErrorCode { _ = try await manager.session.data(for: URLRequest(url: url)) }
+        #expect(code == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func aServerThatStopsMidBodyTimesOutForDataAndBytes() async throws {
+        let url = try await IntegrationServers.shared().faultServer.url(FaultEndpoints.stall)
+        let manager = session(idle: 1)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let start = ContinuousClock.now
+        let code = await urlErrorCode { _ = try await manager.session.data(for: URLRequest(url: url)) }
+        #expect(code == .timedOut)
+        let streamed = await urlErrorCode {
+            let (body, _) = try await manager.session.bytes(for: URLRequest(url: url))
+            for try await _ in body {}
+        }
+        #expect(streamed == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func aTrickleIsNotIdleButOneSlowerThanTheTimeoutIs() async throws {
+        // One byte every 1.5 s against 2 s: never idle that long (a speed limit would cut it).
+        let trickle = try await fault("/hostile/trickle", ["bytes": "3", "interval": "1.5"])
+        let (data, response) = try await session(idle: 2).session.data(for: URLRequest(url: trickle))
+        #expect(response.statusCode == 200)
+        #expect(data == Data("xxx".utf8))
+        let slower = try await fault("/hostile/trickle", ["bytes": "3", "interval": "3"])
+        let code = await urlErrorCode { _ = try await session(idle: 1).session.data(for: URLRequest(url: slower)) }
+        #expect(code == .timedOut)
+    }
+
+    @Test func anUploadThatKeepsSendingIsNotIdle() async throws {
+        // 24 MiB to a server reading 8 MiB a second, with a 1 s idle timer: about 3 s in which only the
+        // body's reads show activity (the response comes at the end).
+        let url = try await fault("/hostile/slow-sink", ["rate": String(8 << 20)])
+        let manager = session(idle: 1)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var request = URLRequest(url: url)
+        request.httpMethod = "PUT"
+        let start = ContinuousClock.now
+        let (data, response) = try await manager.session.upload(for: request, from: Data(count: 24 << 20))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"bytes\": \(24 << 20)"))
+        #expect(ContinuousClock.now - start > .seconds(2))
+    }
+
+    @Test func aReaderThatHoldsTheStreamBackIsNotIdle() async throws {
+        // The reader waits 2.5 s with the buffer full (the engine pauses the transfer) against a 1 s
+        // idle timer: a paused transfer is held, not idle.
+        let servers = try await IntegrationServers.shared()
+        let manager = session(idle: 1)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let request = URLRequest(url: servers.nginx.httpURL(servers.files.oneGibibyteOfZeros.urlPath))
+        let (body, response) = try await manager.session.bytes(for: request, bufferSize: 64 * 1024)
+        #expect(response.statusCode == 200)
+        var received = 0
+        var waited = false
+        for try await chunk in body {
+            received += chunk.count
+            if !waited, received >= 1 << 20 {
+                waited = true
+                try await Task.sleep(for: .milliseconds(2_500))
+            }
+            if received >= 8 << 20 { break }
+        }
+        #expect(received >= 8 << 20)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// The engine loop's "now", read once per turn of the loop (and again before libcurl runs the
+/// transfers), so the callbacks of a turn stamp activity and check idle timers without a clock read each.
+///
+/// A stamp is at most one turn old: libcurl runs callbacks right after the loop ticks, and a turn with
+/// transfers in flight waits at most ``SessionEngine/idleCheckInterval``. Idle timeouts are seconds, so
+/// that staleness does not show.
+///
+/// Threading: confined to the engine thread, like the transfers that read it.
+final class EngineClock {
+    /// Monotonic nanoseconds (`DispatchTime`'s uptime) at the last tick.
+    private(set) var now: UInt64 = DispatchTime.now().uptimeNanoseconds
+
+    /// Reads the clock.
+    func tick() {
+        now = DispatchTime.now().uptimeNanoseconds
+    }
+}
