@@ -112,6 +112,41 @@ struct LeanHTTPTypesParityTests {
         #expect(many.1.headerFields.prefix(40).map(\.value) == (0..<40).map { "\($0)" })
     }
 
+    /// The request side: an HTTPRequest's fields reach the server a line each, in order, repeated names
+    /// apart and spelled as given; the same fields in a URLRequest arrive joined (Foundation keeps one
+    /// value per name). A field an interceptor adds makes the request go out as the URLRequest has it.
+    @Test func requestFieldsGoOutALineEachInOrder() async throws {
+        struct Lines: Decodable { let lines: [[String]] }
+        let servers = try await IntegrationServers.shared()
+        let session = coreManager().session
+        let url = hostileURL(servers.faultServer.baseURL, "/hostile/echo-header-lines", [:])
+        let fields = HTTPFields([
+            HTTPField(name: HTTPField.Name("X-Trace")!, value: "one"),
+            HTTPField(name: .accept, value: "text/plain"),
+            HTTPField(name: HTTPField.Name("x-trace")!, value: "two"),
+            HTTPField(name: HTTPField.Name("X-Empty")!, value: ""),
+        ])
+        func sent(_ data: Data) throws -> [[String]] {
+            try JSONDecoder().decode(Lines.self, from: data).lines.filter { $0[0].lowercased().hasPrefix("x-") || $0[0] == "Accept" }
+        }
+        let (typed, _) = try await session.data(for: httpRequest(url, fields: fields))
+        #expect(try sent(typed) == [["X-Trace", "one"], ["Accept", "text/plain"], ["x-trace", "two"], ["X-Empty", ""]])
+        let (foundation, _) = try await session.data(for: urlRequest(url, fields: [("X-Trace", "one"), ("Accept", "text/plain"),
+                                                                              ("x-trace", "two"), ("X-Empty", "")]))
+        #expect(try sent(foundation).sorted { $0[0] < $1[0] } == [["Accept", "text/plain"], ["X-Empty", ""], ["X-Trace", "one,two"]])
+
+        struct AddsAField: RequestInterceptor {
+            func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
+                var request = request
+                request.setValue("added", forHTTPHeaderField: "X-Added")
+                return request
+            }
+        }
+        let (adapted, _) = try await session.data(for: httpRequest(url, fields: fields), interceptor: AddsAField())
+        #expect(try sent(adapted).sorted { $0[0] < $1[0] } == [["Accept", "text/plain"], ["X-Added", "added"], ["X-Empty", ""],
+                                                              ["X-Trace", "one,two"]])
+    }
+
     @Test func conditionalRequestsAndHTTP2MatchAgainstNginx() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()

@@ -16,6 +16,7 @@ Hostile endpoints, one behaviour each (nginx serves /hostile/ on every port, so 
 reachable from several origins and over TLS):
     /hostile/set-cookie?cookie=C[&cookie=C...]   200 with a Set-Cookie: C line for each
     /hostile/echo-headers        200 {"method", "path", "headers": {lowercased name: value}}
+    /hostile/echo-header-lines   200 {"lines": [[name, value], ...]}: the request's header lines as sent
     /hostile/redirect?to=U[&status=S][&body=endless]   S (default 302) with Location: U; with
                                  body=endless, a chunked body of 64 KiB chunks that never ends
     /hostile/basic-auth?user=U&pass=P[&then=T]   401 (WWW-Authenticate: Basic realm="hostile") unless the
@@ -70,7 +71,7 @@ def make_gzip_bomb():
     return b"".join(parts)
 
 
-async def hostile(path, query, method, headers, reader, writer):
+async def hostile(path, query, method, headers, reader, writer, lines):
     """The /hostile/ endpoints; returns False for an unknown path."""
     def arg(name, default=None):
         return query.get(name, [default])[0]
@@ -82,6 +83,8 @@ async def hostile(path, query, method, headers, reader, writer):
                                                          ("Content-Length", str(len(body)))]) + body)
     elif path == "/hostile/echo-headers":
         await send_json(writer, 200, "OK", {"method": method, "path": path, "headers": headers})
+    elif path == "/hostile/echo-header-lines":
+        await send_json(writer, 200, "OK", {"lines": lines})
     elif path == "/hostile/redirect":
         status = int(arg("status", "302"))
         if arg("body") == "endless":
@@ -362,17 +365,19 @@ async def handle(reader, writer):
             return
         method, target, _ = request_line.decode("latin-1").split(" ", 2)
         headers = {}
+        lines = []
         while True:
             line = await reader.readline()
             if line in (b"\r\n", b"\n", b""):
                 break
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
+            lines.append([name.strip(), value.strip()])
         path, _, query_string = target.partition("?")
         query = urllib.parse.parse_qs(query_string)
 
         if path.startswith("/hostile/"):
-            if not await hostile(path, query, method, headers, reader, writer):
+            if not await hostile(path, query, method, headers, reader, writer, lines):
                 await send_json(writer, 404, "Not Found", {"error": f"no route {path}"})
         elif path == "/health":
             writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", "3")]) + b"ok\n")

@@ -212,9 +212,15 @@ extension Transfer {
     /// unless the request has its own.
     private func configureHeaders(url: URL, fields: [String: String], fieldNames: Set<String>) {
         var list: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in fields {
-            // "Name;" sends an empty value; "Name:" would remove the header.
-            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        // "Name;" sends an empty value; "Name:" would remove the header.
+        if !fields.isEmpty, let lines = task.updateStorage({ $0.requestFieldLines }), lines.describe(request) {
+            for line in lines.lines {
+                list = curl_slist_append(list, line.value.isEmpty ? "\(line.name);" : "\(line.name): \(line.value)")
+            }
+        } else {
+            for (name, value) in fields {
+                list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
         }
         for header in settings.additionalHeaders where !fieldNames.contains(header.name.lowercased()) {
             list = curl_slist_append(list, "\(header.name): \(header.value)")

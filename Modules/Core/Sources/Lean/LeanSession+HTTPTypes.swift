@@ -12,9 +12,10 @@ import HTTPTypes
 /// No `HTTPURLResponse` is built for the answer: the response's fields come from the header lines as
 /// libcurl delivered them, in order, with repeated fields kept apart and values as the server wrote
 /// them (corelibs' `HTTPURLResponse` initializer alone costs about 20 µs for eight fields); an answer from
-/// the session's cache has the fields its stored `HTTPURLResponse` kept (one per name). The request
-/// still travels through the engine as a `URLRequest` for now, so repeated request fields of one name
-/// go out as one line, their values joined with ", ".
+/// the session's cache has the fields its stored `HTTPURLResponse` kept (one per name). The request's
+/// fields go out the same way: a line per field, in order, repeated names apart and names spelled as
+/// given (the request still travels through the engine as a `URLRequest`, which the cache, cookies and
+/// interceptors read; a field an interceptor adds or changes goes out as that request has it).
 extension LeanSession {
     /// Performs `request` and returns the body and the response.
     ///
@@ -25,8 +26,10 @@ extension LeanSession {
     ///   cannot hold), the transport's errors as ``data(for:interceptor:)->(_,HTTPURLResponse)`` throws them.
     public func data(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (Data, HTTPResponse) {
-        let urlRequest = try Self.urlRequest(request)
-        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: nil, download: false) }
+        let (urlRequest, lines) = try Self.urlRequest(request)
+        let outcome = try await attempts(urlRequest, interceptor) {
+            try await perform($0, source: nil, download: false, fieldLines: lines)
+        }
         return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
     }
 
@@ -34,9 +37,11 @@ extension LeanSession {
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func upload(for request: HTTPRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPResponse) {
-        let urlRequest = try Self.urlRequest(request)
+        let (urlRequest, lines) = try Self.urlRequest(request)
         let source = DataBodySource(bodyData)
-        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: source, download: false) }
+        let outcome = try await attempts(urlRequest, interceptor) {
+            try await perform($0, source: source, download: false, fieldLines: lines)
+        }
         return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
     }
 
@@ -44,9 +49,11 @@ extension LeanSession {
     /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func upload(for request: HTTPRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPResponse) {
-        let urlRequest = try Self.urlRequest(request)
+        let (urlRequest, lines) = try Self.urlRequest(request)
         let source = try FileBodySource(fileURL: fileURL)
-        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: source, download: false) }
+        let outcome = try await attempts(urlRequest, interceptor) {
+            try await perform($0, source: source, download: false, fieldLines: lines)
+        }
         return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
     }
 
@@ -55,8 +62,10 @@ extension LeanSession {
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func download(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (URL, HTTPResponse) {
-        let urlRequest = try Self.urlRequest(request)
-        let outcome = try await attempts(urlRequest, interceptor) { try await perform($0, source: nil, download: true) }
+        let (urlRequest, lines) = try Self.urlRequest(request)
+        let outcome = try await attempts(urlRequest, interceptor) {
+            try await perform($0, source: nil, download: true, fieldLines: lines)
+        }
         guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: urlRequest.url) }
         do {
             return (file, try Self.httpResponse(of: outcome.task, url: urlRequest.url))
@@ -71,8 +80,8 @@ extension LeanSession {
     /// (at most about `bufferSize` bytes wait for you; default 1 MiB).
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)`` before the head; the sequence throws after it.
     public func bytes(for request: HTTPRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPResponse) {
-        let urlRequest = try Self.urlRequest(request)
-        let (body, head) = try await streamed(urlRequest, bufferSize: bufferSize)
+        let (urlRequest, lines) = try Self.urlRequest(request)
+        let (body, head) = try await streamed(urlRequest, bufferSize: bufferSize, fieldLines: lines)
         // Without a response the body is dropped here, which cancels the transfer.
         guard let response = head.httpResponse else { throw Self.unparsableFields(url: urlRequest.url) }
         return (body, response)
@@ -80,8 +89,9 @@ extension LeanSession {
 
     // MARK: Conversions
 
-    /// `request` as the engine takes it: its URL from scheme, authority and path, its method and fields.
-    static func urlRequest(_ request: HTTPRequest) throws -> URLRequest {
+    /// `request` as the engine takes it: its URL from scheme, authority and path, its method and fields,
+    /// and the fields' lines as they are to be sent (nil when it has none).
+    static func urlRequest(_ request: HTTPRequest) throws -> (URLRequest, RequestFieldLines?) {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
               let url = URL(string: "\(scheme)://\(authority)\(path)") else {
             throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
@@ -91,7 +101,8 @@ extension LeanSession {
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
-        return urlRequest
+        let lines = request.headerFields.isEmpty ? nil : RequestFieldLines(request.headerFields, addedTo: urlRequest)
+        return (urlRequest, lines)
     }
 
     /// The response of `task`'s final head, built from its header lines.

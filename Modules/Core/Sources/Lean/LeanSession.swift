@@ -84,7 +84,8 @@ public struct LeanSession: Sendable {
     }
 
     /// Starts a streamed transfer and returns once its final head arrived (see ``bytes(for:bufferSize:)->(_,HTTPURLResponse)``).
-    func streamed(_ request: URLRequest, bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
+    func streamed(_ request: URLRequest, bufferSize: Int, fieldLines: RequestFieldLines? = nil) async throws
+        -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
         let delivery = LeanDelivery(stream: stream) { task, outcome in
@@ -92,6 +93,7 @@ public struct LeanSession: Sendable {
         }
         let task = SessionDataTask(identifier: manager.nextIdentifier(), request: request, bodySource: nil,
                                    controller: manager.leanController, leanDelivery: delivery)
+        if let fieldLines { task.updateStorage { $0.requestFieldLines = fieldLines } }
         stream.attach(task)
         task.resume()
         let head = try await withTaskCancellationHandler {
@@ -115,7 +117,9 @@ public struct LeanSession: Sendable {
         let temporaryFile: URL?
     }
 
-    func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
+    /// `fieldLines`: the header lines of the `HTTPRequest` `request` was made from, sent as they are.
+    func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool,
+                 fieldLines: RequestFieldLines? = nil) async throws -> Outcome {
         let controller = manager.leanController
         let identifier = manager.nextIdentifier()
         let box = TaskBox()
@@ -140,6 +144,7 @@ public struct LeanSession: Sendable {
                     task = SessionDataTask(identifier: identifier, request: request, bodySource: nil,
                                            controller: controller, leanDelivery: delivery)
                 }
+                if let fieldLines { task.updateStorage { $0.requestFieldLines = fieldLines } }
                 box.set(task)
                 task.resume()
             }

@@ -268,6 +268,8 @@ struct TaskStorage: Sendable {
     var cancellationError: URLError?
     /// What the session's cache decided before the task started (nil: load as usual).
     var cachePlan: CachePlan?
+    /// The header lines of the `HTTPRequest` the task was made from (the lean path on swift-http-types).
+    var requestFieldLines: RequestFieldLines?
     /// The `URLProtocol` that answers the task instead of the network, chosen when it was resumed.
     var protocolRoute: ProtocolRoute?
     /// The task-is-waiting-for-connectivity hook was called for this task.
