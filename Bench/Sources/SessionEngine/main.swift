@@ -181,7 +181,8 @@ func callbacksInFlight(count: Int, width: Int, start: @escaping @Sendable (@esca
 
 /// Runs `width` async workers, each awaiting `fetch` one after another until `count` finished in all.
 /// Returns wall seconds.
-func asyncInFlight(count: Int, width: Int, fetch: @escaping @Sendable () async -> Void) -> Double {
+func asyncInFlight(count: Int, width: Int, executor: (any TaskExecutor)? = nil,
+                   fetch: @escaping @Sendable () async -> Void) -> Double {
     final class Claims: @unchecked Sendable {
         // @unchecked Sendable: `next` is read and written under `lock`.
         let lock = NSLock()
@@ -202,7 +203,7 @@ func asyncInFlight(count: Int, width: Int, fetch: @escaping @Sendable () async -
         Task {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<width {
-                    group.addTask { while claims.claim() { await fetch() } }
+                    group.addTask(executorPreference: executor) { while claims.claim() { await fetch() } }
                 }
             }
             done.signal()
@@ -219,6 +220,7 @@ let bareSwift = "bare Swift loop (reference)"
 let bareSwiftEpoll = "bare Swift loop on socket_action + epoll"
 let oursLean = "ours, lean path (session.data)"
 let oursHTTPTypes = "ours, lean path on HTTPTypes (HTTPRequest)"
+let oursHTTPTypesOnEngine = "ours, lean on HTTPTypes, tasks on the engine's executor"
 let cacheOff = "ours, lean, no cache"
 let cacheMisses = "ours, lean, disk URLCache: all misses"
 let cacheMissesStored = "ours, lean, disk URLCache: all misses, answers stored"
@@ -274,10 +276,13 @@ func oursLeanPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int
     }
 }
 
-func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int) -> Double {
+/// `onEngineExecutor`: each worker prefers the session's engine thread as its executor (SE-0417), so a
+/// call resumes where its response arrived.
+func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width: Int,
+                       onEngineExecutor: Bool = false) -> Double {
     let lean = manager.session
     let request = HTTPRequest(method: .get, url: url)
-    return asyncInFlight(count: count, width: width) {
+    let fetch: @Sendable () async -> Void = {
         do {
             let (data, response) = try await lean.data(for: request)
             if response.status.code != 200 || data.count != smallSize { failures.record(nil) }
@@ -285,6 +290,9 @@ func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width
             failures.record(error)
         }
     }
+    guard onEngineExecutor else { return asyncInFlight(count: count, width: width, fetch: fetch) }
+    let executor = lean.taskExecutor
+    return asyncInFlight(count: count, width: width, executor: executor, fetch: fetch)
 }
 
 func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false,
@@ -332,7 +340,7 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 
 // MARK: Profiling mode
 
-// SESSION_ENGINE_PROFILE=lean|httptypes|cache-miss|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// SESSION_ENGINE_PROFILE=lean|httptypes|executor|cache-miss|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
 // for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits.
 if let profile = environment["SESSION_ENGINE_PROFILE"] {
     let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
@@ -344,6 +352,8 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
         switch profile {
         case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
         case "httptypes": seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width)
+        case "executor":
+            seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width, onEngineExecutor: true)
         case "cache-miss":
             // The default configuration with a disk cache, every answer a miss that may not be stored.
             let configuration = URLSessionConfiguration.default
@@ -401,6 +411,12 @@ func runWidth(_ width: Int, http2: Bool) {
     let typed = measureInProcess { oursHTTPTypesPath(typedManager, url: url, count: count, width: width) }
     record(workload, oursHTTPTypes, seconds: typed.seconds, requests: count, rss: typed.rss, cpu: typed.cpu)
     typedManager.invalidateSession(cancelingTasks: true)
+    let executorManager = makeManager(width: width, http2: http2)
+    let onEngine = measureInProcess {
+        oursHTTPTypesPath(executorManager, url: url, count: count, width: width, onEngineExecutor: true)
+    }
+    record(workload, oursHTTPTypesOnEngine, seconds: onEngine.seconds, requests: count, rss: onEngine.rss, cpu: onEngine.cpu)
+    executorManager.invalidateSession(cancelingTasks: true)
     // A fresh manager: the AF path opens its own connections, as the others did.
     let afManager = makeManager(width: width, http2: http2)
     let af = measureInProcess { oursAFPath(afManager, url: url, count: count, width: width) }

@@ -25,6 +25,8 @@ final class SessionEngine: @unchecked Sendable {
         case protocolEvent(ProtocolClientBridge, ProtocolEvent)
         case connectivityChanged
         case finished(FinishedTransfer)
+        /// A job of a task that prefers the engine as its executor (SessionEngine+Executor.swift).
+        case run(UnownedJob)
     }
 
     /// What a sender has to do after queueing a command.
@@ -56,6 +58,14 @@ final class SessionEngine: @unchecked Sendable {
     private var lastIdleCheck: UInt64 = 0
     /// The command buffer swapped with the inbox's each turn, so neither allocates.
     private var takenCommands: [Command] = []
+    /// Jobs of tasks that prefer the engine as their executor, run once per turn (see
+    /// SessionEngine+Executor.swift), and the buffer they are swapped into to run.
+    var pendingJobs: [UnownedJob] = []
+    var runningJobs: [UnownedJob] = []
+    /// The loop ended: jobs enqueued on the engine thread now go to the global executor.
+    var loopEnded = false
+    /// The engine thread queued a command for itself this turn (without waking the poll).
+    private var sentToSelf = false
 
     // Engine thread only
     var transfersByTask: [ObjectIdentifier: Transfer] = [:]
@@ -135,8 +145,15 @@ final class SessionEngine: @unchecked Sendable {
     /// to retry it). False when the engine has stopped.
     func deliverFinished(_ finished: FinishedTransfer) -> Bool { send(.finished(finished)) }
 
+    /// Hands `job` to the engine thread to run. False when the engine has stopped.
+    func sendJob(_ job: UnownedJob) -> Bool { send(.run(job)) }
+
     @discardableResult
     private func send(_ command: Command) -> Bool {
+        // The engine thread sending to itself (a task on the engine's executor starting a call) needs
+        // no wake-up: the loop looks at the inbox again before it waits.
+        let fromEngine = confinement.isOnOwner
+        if fromEngine { sentToSelf = true }
         let (accepted, wake): (Bool, Wake) = inbox.withLock { inbox in
             if inbox.stopped { return (false, .none) }
             // After invalidation no task starts, but the ones still running (or waiting for a connection)
@@ -151,7 +168,7 @@ final class SessionEngine: @unchecked Sendable {
             inbox.commands.append(command)
             if inbox.threadStarted {
                 // Woken under the lock: shutDown() marks the inbox stopped under it before freeing `multi`.
-                if wasEmpty { curl_multi_wakeup(multi) }
+                if wasEmpty && !fromEngine { curl_multi_wakeup(multi) }
                 return (true, .none)
             }
             inbox.threadStarted = true
@@ -179,8 +196,9 @@ final class SessionEngine: @unchecked Sendable {
             for command in takenCommands { handle(command) }
             takenCommands.removeAll(keepingCapacity: true)
             reportFinishedTransfers()
+            runPendingJobs()
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty
-                && connectivityWaits.isEmpty { break }
+                && connectivityWaits.isEmpty && pendingJobs.isEmpty { break }
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
@@ -192,6 +210,7 @@ final class SessionEngine: @unchecked Sendable {
             collectCompletions()
             checkIdleLeanTransfers()
             reportFinishedTransfers()
+            runPendingJobs()
             fireThrottleTimers()
             expireConnectivityWaits()
             reportGauges()
@@ -202,6 +221,8 @@ final class SessionEngine: @unchecked Sendable {
             curl_multi_timeout(multi, &timeout)
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
             if !transfersByTask.isEmpty { wait = min(wait, Int(Self.idleCheckInterval / 1_000_000)) }
+            if !pendingJobs.isEmpty || sentToSelf { wait = 0 }
+            sentToSelf = false
             var next = nextConnectivityDeadline
             for timer in throttleTimers where next.map({ timer.deadline < $0 }) ?? true { next = timer.deadline }
             if let next {
@@ -270,6 +291,8 @@ final class SessionEngine: @unchecked Sendable {
             connectivityChanged()
         case .finished(let finished):
             finishedTransfers.append(finished)
+        case .run(let job):
+            pendingJobs.append(job)
         case .protocolEvent(let bridge, let event):
             handleProtocolEvent(event, from: bridge)
         }
@@ -426,7 +449,14 @@ final class SessionEngine: @unchecked Sendable {
 
     private func shutDown() {
         stopObserving()
-        inbox.withLock { $0.stopped = true }
+        loopEnded = true
+        // Jobs sent since the last turn, and any still waiting, run on the global executor from now on.
+        let leftover = inbox.withLock { inbox -> [UnownedJob] in
+            inbox.stopped = true
+            return inbox.commands.compactMap { if case .run(let job) = $0 { job } else { nil } }
+        }
+        for job in pendingJobs + leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        pendingJobs.removeAll()
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
