@@ -213,7 +213,7 @@ extension Transfer {
     private func configureHeaders(url: URL, fields: [String: String], fieldNames: Set<String>) {
         var list: UnsafeMutablePointer<curl_slist>?
         // "Name;" sends an empty value; "Name:" would remove the header.
-        if !fields.isEmpty, let lines = task.updateStorage({ $0.requestFieldLines }), lines.describe(request) {
+        if !fields.isEmpty, let lines = task.updateStorage({ $0.requestFieldLines }), lines.matches(request) {
             for line in lines.lines {
                 list = curl_slist_append(list, line.value.isEmpty ? "\(line.name);" : "\(line.name): \(line.value)")
             }

@@ -29,7 +29,7 @@ struct RequestFieldLines: Sendable {
     }
 
     /// Whether `request` still holds exactly the fields the lines were joined into.
-    func describe(_ request: URLRequest) -> Bool {
+    func matches(_ request: URLRequest) -> Bool {
         (request.allHTTPHeaderFields ?? [:]) == joined
     }
 }
