@@ -63,18 +63,19 @@ struct CoreLeanIdleTimerTests {
     }
 
     @Test func anUploadThatKeepsSendingIsNotIdle() async throws {
-        // 24 MiB to a server reading 8 MiB a second, with a 1 s idle timer: about 3 s in which only the
-        // body's reads show activity (the response comes at the end).
-        let url = try await fault("/hostile/slow-sink", ["rate": String(8 << 20)])
-        let manager = session(idle: 1)
+        // 48 MiB to a server reading 12 MiB a second, with a 2 s idle timer: about 4 s in which only the
+        // body's reads show activity (the response comes at the end). The last bytes wait in loopback's
+        // socket buffers (a few MiB: well under 2 s at that rate) with nothing left to send.
+        let url = try await fault("/hostile/slow-sink", ["rate": String(12 << 20)])
+        let manager = session(idle: 2)
         defer { manager.invalidateSession(cancelingTasks: true) }
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
         let start = ContinuousClock.now
-        let (data, response) = try await manager.session.upload(for: request, from: Data(count: 24 << 20))
+        let (data, response) = try await manager.session.upload(for: request, from: Data(count: 48 << 20))
         #expect(response.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"bytes\": \(24 << 20)"))
-        #expect(ContinuousClock.now - start > .seconds(2))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"bytes\": \(48 << 20)"))
+        #expect(ContinuousClock.now - start > .seconds(3))
     }
 
     @Test func aReaderThatHoldsTheStreamBackIsNotIdle() async throws {

@@ -72,12 +72,13 @@ extension SessionEngine {
               let head = transfer.task.updateStorage({ $0.responseHead }), let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
         let invalidates = CacheRules.invalidates(method: method, statusCode: head.statusCode)
+        let storesBody = body != nil && ResponseCache.serves(transfer.task, request: request)
         // Most answers are not stored: decided from the header lines, as an HTTPURLResponse costs more
         // than the rest of a small request's work on this thread.
         guard invalidates || transfer.cacheAnswer != nil
-                || (body != nil && ResponseCache.serves(transfer.task, request: request)
-                    && CacheRules.mayBeStorable(statusCode: head.statusCode, cacheControl: head.value(named: "cache-control"),
-                                                expires: head.value(named: "expires"))),
+                || (storesBody && CacheRules.mayBeStorable(statusCode: head.statusCode,
+                                                           cacheControl: head.value(named: "cache-control"),
+                                                           expires: head.value(named: "expires"))),
               let response = head.response else { return }
         if invalidates {
             cache.remove(url)
@@ -90,7 +91,7 @@ extension SessionEngine {
             }
             return
         }
-        guard let body, ResponseCache.serves(transfer.task, request: request) else { return }
+        guard storesBody, let body else { return }
         let entry = transfer.cacheAnswer ?? cache.entry(for: request, response: response, data: body,
                                                         requestTime: transfer.startDate, responseTime: Date(),
                                                         usedCredential: transfer.machine.credential != nil)

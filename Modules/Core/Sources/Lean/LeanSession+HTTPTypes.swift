@@ -26,35 +26,21 @@ extension LeanSession {
     ///   cannot hold), the transport's errors as ``data(for:interceptor:)->(_,HTTPURLResponse)`` throws them.
     public func data(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (Data, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let outcome = try await attempts(urlRequest, interceptor) {
-            try await perform($0, source: nil, download: false, fieldLines: lines)
-        }
-        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+        try await body(of: request, sending: nil, interceptor: interceptor)
     }
 
     /// Sends `bodyData` with `request` (its method as given) and returns the response body and the response.
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func upload(for request: HTTPRequest, from bodyData: Data, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let source = DataBodySource(bodyData)
-        let outcome = try await attempts(urlRequest, interceptor) {
-            try await perform($0, source: source, download: false, fieldLines: lines)
-        }
-        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+        try await body(of: request, sending: DataBodySource(bodyData), interceptor: interceptor)
     }
 
     /// Sends the file at `fileURL` with `request`, read in bounded chunks.
     /// - Throws: the file's error when it cannot be opened, else as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func upload(for request: HTTPRequest, fromFile fileURL: URL, interceptor: (any RequestInterceptor)? = nil)
         async throws -> (Data, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let source = try FileBodySource(fileURL: fileURL)
-        let outcome = try await attempts(urlRequest, interceptor) {
-            try await perform($0, source: source, download: false, fieldLines: lines)
-        }
-        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+        try await body(of: request, sending: try FileBodySource(fileURL: fileURL), interceptor: interceptor)
     }
 
     /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
@@ -85,6 +71,16 @@ extension LeanSession {
         // Without a response the body is dropped here, which cancels the transfer.
         guard let response = head.httpResponse else { throw Self.unparsableFields(url: urlRequest.url) }
         return (body, response)
+    }
+
+    /// Performs `request`, sending `source` when given, and returns the response body and the response.
+    private func body(of request: HTTPRequest, sending source: (any BodySource)?,
+                      interceptor: (any RequestInterceptor)?) async throws -> (Data, HTTPResponse) {
+        let (urlRequest, lines) = try Self.urlRequest(request)
+        let outcome = try await attempts(urlRequest, interceptor) {
+            try await perform($0, source: source, download: false, fieldLines: lines)
+        }
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
     }
 
     // MARK: Conversions
