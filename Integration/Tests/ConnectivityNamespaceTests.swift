@@ -51,7 +51,7 @@ struct ConnectivityNamespaceTests {
             return process.terminationStatus
         }
 
-        func stop() { if process.isRunning { process.terminate() } }
+        func stop() { process.kill() }
     }
 
     /// Serves `hello.txt` from the peer namespace on the peer address, port 8080.

@@ -259,7 +259,7 @@ final class ReachabilityProbe {
                 break
             }
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                process.kill()
                 throw ProbeError.timedOut("the probe to start")
             }
             Thread.sleep(forTimeInterval: 0.005)
@@ -320,7 +320,18 @@ final class ReachabilityProbe {
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(2)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { process.kill() }
         process.waitUntilExit()
+    }
+}
+
+extension Process {
+    /// Stops the process with SIGKILL and waits for it. Not `terminate()`: a child of the test process
+    /// starts with the signals libdispatch blocks in its threads (SIGTERM among them) still blocked, so a
+    /// server that never exits by itself would outlive the test.
+    func kill() {
+        guard isRunning else { return }
+        _ = Glibc.kill(processIdentifier, SIGKILL)
+        waitUntilExit()
     }
 }
