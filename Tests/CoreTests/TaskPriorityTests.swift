@@ -111,11 +111,11 @@ struct TaskPriorityTests {
     }
 
     @Test func keysAreHostAndPortOrTheProxy() {
-        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://Example.com/a")!), proxy: nil) == "example.com:80")
-        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "https://example.com/a")!), proxy: nil) == "example.com:443")
-        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://127.0.0.1:8080/")!), proxy: nil) == "127.0.0.1:8080")
-        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "http://a/")!), proxy: "http://proxy:3128") == "http://proxy:3128")
-        #expect(HostAdmission.key(for: URLRequest(url: URL(string: "file:///tmp/x")!), proxy: nil) == nil)
+        #expect(HostAdmission.key(for: URL(string: "http://Example.com/a")!, proxy: nil) == "example.com:80")
+        #expect(HostAdmission.key(for: URL(string: "https://example.com/a")!, proxy: nil) == "example.com:443")
+        #expect(HostAdmission.key(for: URL(string: "http://127.0.0.1:8080/")!, proxy: nil) == "127.0.0.1:8080")
+        #expect(HostAdmission.key(for: URL(string: "http://a/")!, proxy: "http://proxy:3128") == "http://proxy:3128")
+        #expect(HostAdmission.key(for: URL(string: "file:///tmp/x")!, proxy: nil) == nil)
     }
 }
 

@@ -35,9 +35,16 @@ enum CacheRules {
     /// `s-maxage` or `must-revalidate`, RFC 9111 §3.5): a session may serve several users, and one's
     /// answer must not reach another's request for the same URL.
     static func isStorable(request: URLRequest, response: HTTPURLResponse, authenticated: Bool = false) -> Bool {
-        guard (request.httpMethod ?? "GET").uppercased() == "GET" else { return false }
+        isStorable(method: (request.httpMethod ?? "GET").uppercased(), cacheControl: request.value(forHTTPHeaderField: "Cache-Control"),
+                   response: response, authenticated: authenticated)
+    }
+
+    /// ``isStorable(request:response:authenticated:)`` for a request of `method` (uppercased) whose own
+    /// `Cache-Control` is `cacheControl`.
+    static func isStorable(method: String, cacheControl: String?, response: HTTPURLResponse, authenticated: Bool) -> Bool {
+        guard method == "GET" else { return false }
         let responseControl = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
-        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        let requestControl = CacheControl(cacheControl)
         guard !responseControl.noStore, !requestControl.noStore else { return false }
         if authenticated, !responseControl.isPublic, !responseControl.hasSharedMaxAge, !responseControl.mustRevalidate {
             return false

@@ -77,14 +77,20 @@ final class ResponseCache: Sendable {
         request.cachePolicy == .useProtocolCachePolicy ? sessionPolicy : request.cachePolicy
     }
 
-    /// Whether the cache takes part in `task` at all.
+    /// Whether the cache takes part in `task` at all, sent as `request`.
     static func serves(_ task: SessionTask, request: URLRequest) -> Bool {
-        guard task is SessionDataTask, task.leanDelivery?.stream == nil, task.bodySource == nil,
-              (request.httpMethod ?? "GET").uppercased() == "GET", let scheme = request.url?.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" else { return false }
         // One pass over the fields: corelibs' value(forHTTPHeaderField:) compares every name per call.
-        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return true }
-        return !fields.keys.contains { ownValidatorFields.contains($0.lowercased()) }
+        serves(task, method: (request.httpMethod ?? "GET").uppercased(), url: request.url,
+               fieldNames: (request.allHTTPHeaderFields ?? [:]).keys.lazy.map { $0.lowercased() })
+    }
+
+    /// Whether the cache takes part in `task` at all, sent as `method` (uppercased) to `url` with fields
+    /// of the lowercased `fieldNames`.
+    static func serves(_ task: SessionTask, method: String, url: URL?, fieldNames: some Sequence<String>) -> Bool {
+        guard task is SessionDataTask, task.leanDelivery?.stream == nil, task.bodySource == nil,
+              method == "GET", let scheme = url?.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else { return false }
+        return !fieldNames.contains { ownValidatorFields.contains($0) }
     }
 
     /// Request fields that make the request manage its own validators or ranges.
@@ -95,13 +101,26 @@ final class ResponseCache: Sendable {
     /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine. `trust` gives
     /// the session's trust settings, read only for an https entry (``CacheTrust``).
     func prepare(_ task: SessionTask, trust: () -> CacheTrust.Requirement) {
-        guard let request = task.currentRequest ?? task.originalRequest, Self.serves(task, request: request) else { return }
-        let policy = policy(for: request)
+        let url: URL
+        let policy: URLRequest.CachePolicy
+        let headers: RequestHeaders
+        if let plain = task.fieldRequest, task.updateStorage({ $0.currentRequest }) == nil {
+            // An HTTPRequest, read as it is: it has the default cache policy.
+            guard Self.serves(task, method: plain.method, url: plain.url, fieldNames: plain.lowercasedNames) else { return }
+            url = plain.url
+            policy = sessionPolicy
+            headers = RequestHeaders(lines: plain.fieldLines, additional: additionalHeaders)
+        } else {
+            guard let request = task.currentRequest, let requestURL = request.url,
+                  Self.serves(task, request: request) else { return }
+            url = requestURL
+            policy = self.policy(for: request)
+            headers = RequestHeaders(request: request, additional: additionalHeaders)
+        }
         let stored = policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
-            ? nil : lookUp(request, trust: trust)
+            ? nil : lookUp(url, trust: trust)
         let plan: CachePlan?
-        switch CacheRules.decide(policy: policy, request: RequestHeaders(request: request, additional: additionalHeaders),
-                                 stored: stored, now: Date()) {
+        switch CacheRules.decide(policy: policy, request: headers, stored: stored, now: Date()) {
         case .answer(let stored): plan = .answer(stored)
         case .revalidate(let stored): plan = .revalidate(stored)
         case .load: plan = nil
@@ -112,7 +131,11 @@ final class ResponseCache: Sendable {
 
     /// The entry stored for exactly `request`'s URL, if the session's `trust` accepts what it was fetched under.
     func lookUp(_ request: URLRequest, trust: () -> CacheTrust.Requirement) -> StoredResponse? {
-        guard let url = request.url else { return nil }
+        request.url.flatMap { lookUp($0, trust: trust) }
+    }
+
+    /// The entry stored for exactly `url`, if the session's `trust` accepts what it was fetched under.
+    func lookUp(_ url: URL, trust: () -> CacheTrust.Requirement) -> StoredResponse? {
         let key = url.absoluteString
         let cached: CachedURLResponse?
         if let waiting = pending.withLock({ $0[key] }) {
@@ -122,7 +145,7 @@ final class ResponseCache: Sendable {
         } else if index?.mayHold(url) == false {
             cached = nil
         } else {
-            cached = storage.cachedResponse(for: Self.storageRequest(for: request))
+            cached = storage.cachedResponse(for: Self.storageRequest(for: URLRequest(url: url)))
         }
         guard let cached else { return nil }
         let storedFor = cached.userInfo?[Self.requestURLKey] as? String ?? cached.response.url?.absoluteString
@@ -138,10 +161,20 @@ final class ResponseCache: Sendable {
     /// The entry to store for `request`'s response, or nil when RFC 9111 forbids storing it.
     func entry(for request: URLRequest, response: HTTPURLResponse, data: Data, requestTime: Date,
                responseTime: Date, usedCredential: Bool = false) -> StoredResponse? {
-        let headers = RequestHeaders(request: request, additional: additionalHeaders)
-        let authenticated = usedCredential || headers.value("authorization") != nil || request.url?.user != nil
-        guard CacheRules.isStorable(request: request, response: response, authenticated: authenticated),
-              let vary = StoredResponse.varyValues(of: response, request: RequestHeaders(request: request, additional: additionalHeaders))
+        entry(method: (request.httpMethod ?? "GET").uppercased(), url: request.url,
+              headers: RequestHeaders(request: request, additional: []), response: response, data: data,
+              requestTime: requestTime, responseTime: responseTime, usedCredential: usedCredential)
+    }
+
+    /// ``entry(for:response:data:requestTime:responseTime:usedCredential:)`` for a request of `method`
+    /// (uppercased) to `url` with its own fields `headers` (the session's additional headers are added here).
+    func entry(method: String, url: URL?, headers own: RequestHeaders, response: HTTPURLResponse, data: Data,
+               requestTime: Date, responseTime: Date, usedCredential: Bool) -> StoredResponse? {
+        let headers = own.adding(additionalHeaders)
+        let authenticated = usedCredential || headers.value("authorization") != nil || url?.user != nil
+        guard CacheRules.isStorable(method: method, cacheControl: own.value("cache-control"), response: response,
+                                    authenticated: authenticated),
+              let vary = StoredResponse.varyValues(of: response, request: headers)
         else { return nil }
         return StoredResponse(response: response, data: data, requestTime: requestTime, responseTime: responseTime,
                               varyValues: vary)
@@ -149,13 +182,18 @@ final class ResponseCache: Sendable {
 
     /// Stores `cached` for `request`'s URL, on the writer queue (dropped when too many writes wait).
     func store(_ cached: CachedURLResponse, for request: URLRequest) {
-        guard let url = request.url, cached.storagePolicy != .notAllowed else { return }
+        if let url = request.url { store(cached, for: url) }
+    }
+
+    /// Stores `cached` for `url`, on the writer queue (dropped when too many writes wait).
+    func store(_ cached: CachedURLResponse, for url: URL) {
+        guard cached.storagePolicy != .notAllowed else { return }
         var info = cached.userInfo ?? [:]
         info[Self.requestURLKey] = url.absoluteString
         if let memoryOnlyMark { info[Self.memoryCacheKey] = memoryOnlyMark }
         let entry = CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
                                       storagePolicy: cached.storagePolicy)
-        let slot = Self.storageRequest(for: request)
+        let slot = Self.storageRequest(for: URLRequest(url: url))
         let key = url.absoluteString
         enqueue(key: key, entry: entry) { [storage, diskBudget, index] in
             let policy = diskBudget.policy(for: entry.storagePolicy)

@@ -159,11 +159,32 @@ struct StoredResponse: Sendable {
 
 /// A request's header values as they go out: the request's own, else the session's additional headers.
 struct RequestHeaders {
-    let request: URLRequest
-    let additional: [(name: String, value: String)]
+    private let request: URLRequest?
+    private let lines: RequestFieldLines?
+    private(set) var additional: [(name: String, value: String)]
+
+    init(request: URLRequest, additional: [(name: String, value: String)]) {
+        self.request = request
+        lines = nil
+        self.additional = additional
+    }
+
+    /// The fields of an `HTTPRequest`'s `lines` (repeated names joined as a `URLRequest` joins them).
+    init(lines: RequestFieldLines, additional: [(name: String, value: String)]) {
+        request = nil
+        self.lines = lines
+        self.additional = additional
+    }
+
+    /// The same fields, with `additional` as the session's additional headers.
+    func adding(_ additional: [(name: String, value: String)]) -> RequestHeaders {
+        var headers = self
+        headers.additional = additional
+        return headers
+    }
 
     func value(_ lowercasedName: String) -> String? {
-        if let own = request.value(forHTTPHeaderField: lowercasedName) { return own }
+        if let own = request?.value(forHTTPHeaderField: lowercasedName) ?? lines?.value(lowercasedName) { return own }
         return additional.first { $0.name.lowercased() == lowercasedName }?.value
     }
 }

@@ -26,9 +26,10 @@ struct CookiePolicy: Sendable {
         acceptPolicy = configuration.httpCookieAcceptPolicy
     }
 
-    /// The storage whose cookies `request` sends, or nil when it sends none.
-    func storageSending(for request: URLRequest) -> HTTPCookieStorage? {
-        guard sendsStoredCookies, request.httpShouldHandleCookies else { return nil }
+    /// The storage whose cookies a request sends, or nil when it sends none.
+    /// `handlesCookies`: the request's `httpShouldHandleCookies` (true for an `HTTPRequest`).
+    func storageSending(handlesCookies: Bool) -> HTTPCookieStorage? {
+        guard sendsStoredCookies, handlesCookies else { return nil }
         return storage
     }
 
@@ -48,14 +49,15 @@ struct CookiePolicy: Sendable {
         return host.hasSuffix("." + domain)
     }
 
-    /// Whether cookies set by a response to `request` from `responseURL` may be stored.
-    func acceptsCookies(from responseURL: URL, for request: URLRequest) -> Bool {
-        guard storage != nil, request.httpShouldHandleCookies else { return false }
+    /// Whether cookies set by a response from `responseURL` may be stored, for a request whose
+    /// `httpShouldHandleCookies` is `handlesCookies` and whose `mainDocumentURL` is `mainDocumentURL`.
+    func acceptsCookies(from responseURL: URL, handlesCookies: Bool, mainDocumentURL: URL?) -> Bool {
+        guard storage != nil, handlesCookies else { return false }
         switch acceptPolicy {
         case .always: return true
         case .never: return false
         case .onlyFromMainDocumentDomain:
-            guard let main = request.mainDocumentURL?.host?.lowercased() else { return true }
+            guard let main = mainDocumentURL?.host?.lowercased() else { return true }
             guard let host = responseURL.host?.lowercased() else { return false }
             return host == main || host.hasSuffix("." + main) || main.hasSuffix("." + host)
         @unknown default: return false

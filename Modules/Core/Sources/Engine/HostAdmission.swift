@@ -34,12 +34,12 @@ struct HostAdmission {
     /// How many tasks wait for a connection.
     var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.count } }
 
-    /// The key a request counts against: `host:port` (the proxy's when one is set); nil for a request
-    /// without a host (it fails in configuration, never waits).
-    static func key(for request: URLRequest, proxy: String?) -> String? {
+    /// The key a request for `url` counts against: `host:port` (the proxy's when one is set); nil for a
+    /// URL without a host (it fails in configuration, never waits).
+    static func key(for url: URL, proxy: String?) -> String? {
         if let proxy { return proxy }
         // Percent-encoded: the key only has to tell hosts apart, and decoding costs on every request.
-        guard let url = request.url, let host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else {
+        guard let host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else {
             return nil
         }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)

@@ -12,7 +12,7 @@ extension SessionEngine {
     func answerFromCache(_ task: SessionTask, with stored: StoredResponse) {
         guard let events else { return }
         confinement.assertOnOwner("answering from the cache")
-        let url = task.originalRequest?.url ?? stored.response.url
+        let url = task.requestURL ?? stored.response.url
         let length = Int64(stored.data.count)
         task.updateStorage { state in
             state.responseHead = ResponseHead(response: stored.response)
@@ -68,11 +68,24 @@ extension SessionEngine {
     /// After `transfer` ended well: stores its response when RFC 9111 allows (through the session's
     /// `willCacheResponse` answer), or removes what an unsafe method changed (§4.4).
     func updateCache(after transfer: Transfer, body: Data?) {
-        guard let cache = settings.cache, let events, let request = transfer.task.originalRequest,
-              let head = transfer.task.updateStorage({ $0.responseHead }), let url = request.url else { return }
-        let method = request.httpMethod ?? "GET"
+        let task = transfer.task
+        guard let cache = settings.cache, let events, let head = task.updateStorage({ $0.responseHead }) else { return }
+        let url: URL
+        let method: String
+        let storesBody: Bool
+        let headers: RequestHeaders
+        if let plain = task.fieldRequest {
+            // An HTTPRequest, read as it is.
+            (url, method) = (plain.url, plain.method)
+            storesBody = body != nil && ResponseCache.serves(task, method: method, url: url, fieldNames: plain.lowercasedNames)
+            headers = RequestHeaders(lines: plain.fieldLines, additional: [])
+        } else {
+            guard let request = task.originalRequest, let requestURL = request.url else { return }
+            (url, method) = (requestURL, (request.httpMethod ?? "GET").uppercased())
+            storesBody = body != nil && ResponseCache.serves(task, request: request)
+            headers = RequestHeaders(request: request, additional: [])
+        }
         let invalidates = CacheRules.invalidates(method: method, statusCode: head.statusCode)
-        let storesBody = body != nil && ResponseCache.serves(transfer.task, request: request)
         // Most answers are not stored: decided from the header lines, as an HTTPURLResponse costs more
         // than the rest of a small request's work on this thread.
         guard invalidates || transfer.cacheAnswer != nil
@@ -92,8 +105,8 @@ extension SessionEngine {
             return
         }
         guard storesBody, let body else { return }
-        let entry = transfer.cacheAnswer ?? cache.entry(for: request, response: response, data: body,
-                                                        requestTime: transfer.startDate, responseTime: Date(),
+        let entry = transfer.cacheAnswer ?? cache.entry(method: method, url: url, headers: headers, response: response,
+                                                        data: body, requestTime: transfer.startDate, responseTime: Date(),
                                                         usedCredential: transfer.machine.credential != nil)
         guard var entry else { return }
         if url.scheme?.lowercased() == "https" {
@@ -105,6 +118,6 @@ extension SessionEngine {
                                      clientCertificate: tls.identity?.material.certificateChainPEM)
         }
         guard let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
-        cache.store(entry.annotating(chosen), for: request)
+        cache.store(entry.annotating(chosen), for: url)
     }
 }

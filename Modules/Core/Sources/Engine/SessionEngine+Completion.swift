@@ -34,36 +34,36 @@ extension SessionEngine {
 
         var outcome = TransferOutcome(metrics: metrics)
         if cancelled {
-            outcome.error = cancellationError(of: task, url: transfer.request.url)
+            outcome.error = cancellationError(of: task, url: transfer.requestURL)
         } else if let refusal = transfer.refusal {
             outcome.error = refusal
         } else if let bodyError = transfer.bodyError {
             var info: [String: Any] = [NSUnderlyingErrorKey: bodyError as NSError]
-            if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
+            if let url = transfer.requestURL { info[NSURLErrorFailingURLErrorKey] = url }
             outcome.error = URLError(.requestBodyStreamExhausted, userInfo: info)
         } else if transfer.tooManyRedirects {
-            outcome.error = CurlErrorMapping.error(.httpTooManyRedirects, url: transfer.request.url)
+            outcome.error = CurlErrorMapping.error(.httpTooManyRedirects, url: transfer.requestURL)
         } else if code == CURLE_PEER_FAILED_VERIFICATION {
-            let host = transfer.request.url?.host ?? ""
+            let host = transfer.requestURL?.host ?? ""
             let trust = trustContext.takeRejection(for: host)
-            outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.request.url, host: host, trust: trust)
+            outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.requestURL, host: host, trust: trust)
         } else if code == CURLE_OUT_OF_MEMORY && transfer.machine.finalHead == nil {
             // libcurl 7.88 reports a header line over its 100 KiB bound as "Out of memory".
             outcome.error = CurlErrorMapping.error(
-                .cannotParseResponse, url: transfer.request.url,
+                .cannotParseResponse, url: transfer.requestURL,
                 description: "A response header line exceeds libcurl's bound of 100 KiB.")
         } else if code == CURLE_UNSUPPORTED_PROTOCOL && transfer.machine.lastHead == nil {
             // The request's scheme was checked before it went out, so libcurl means the status line
             // ("Unsupported HTTP version in response"); a refused redirect's Location comes after a head.
             outcome.error = CurlErrorMapping.error(
-                .cannotParseResponse, url: transfer.request.url,
+                .cannotParseResponse, url: transfer.requestURL,
                 description: "The response's status line names no HTTP version libcurl supports.")
         } else if code != CURLE_OK {
             var detail: String?
             if let message = curl_easy_strerror(code) { detail = String(cString: message) }
-            outcome.error = CurlErrorMapping.error(for: code, url: transfer.request.url, detail: detail)
+            outcome.error = CurlErrorMapping.error(for: code, url: transfer.requestURL, detail: detail)
         } else if transfer.machine.finalHead == nil {
-            outcome.error = CurlErrorMapping.error(.badServerResponse, url: transfer.request.url)
+            outcome.error = CurlErrorMapping.error(.badServerResponse, url: transfer.requestURL)
         }
 
         if task is SessionDownloadTask {
@@ -216,7 +216,7 @@ extension SessionEngine {
 
     private func resumeData(for transfer: Transfer) -> Data? {
         guard let file = transfer.downloadFile, let response = transfer.machine.finalHead?.response,
-              let url = response.url ?? transfer.request.url else { return nil }
+              let url = response.url ?? transfer.requestURL else { return nil }
         let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         guard let validator else { return nil }
         var info = stat()

@@ -241,7 +241,7 @@ final class SessionEngine: @unchecked Sendable {
         switch command {
         case .start(let task):
             if invalidating && cancelOnInvalidate {
-                finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+                finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.requestURL))
                 return
             }
             begin(task)
@@ -261,13 +261,13 @@ final class SessionEngine: @unchecked Sendable {
         case .cancel(let task):
             if cancelProtocolLoad(of: task) { return }
             if removeConnectivityWait(of: task) {
-                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.currentRequest?.url))
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
                 return
             }
             if let transfer = transfersByTask[ObjectIdentifier(task)] {
                 finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
             } else if admission.removeWaiting(task) {
-                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
+                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
             }
         case .invalidate(let cancelingTasks):
             invalidating = true
@@ -275,7 +275,7 @@ final class SessionEngine: @unchecked Sendable {
                 cancelOnInvalidate = true
                 for task in admission.removeAllWaiting() {
                     task.cancel()
-                    finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+                    finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.requestURL))
                 }
                 for transfer in Array(transfersByTask.values) {
                     transfer.task.cancel()
@@ -284,7 +284,7 @@ final class SessionEngine: @unchecked Sendable {
                 cancelAllProtocolLoads()
                 for entry in connectivityWaits where removeConnectivityWait(of: entry.task) {
                     entry.task.cancel()
-                    finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.currentRequest?.url))
+                    finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.requestURL))
                 }
             }
         case .connectivityChanged:
@@ -307,7 +307,7 @@ final class SessionEngine: @unchecked Sendable {
         let (cancelled, route, plan) = task.updateStorage { ($0.cancelRequested, $0.protocolRoute, $0.cachePlan) }
         if cancelled {
             // Cancelled before the engine saw it: its cancel command found nothing to cancel.
-            finishWithoutTransfer(task, error: cancellationError(of: task, url: task.originalRequest?.url))
+            finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
             return
         }
         if let route {
@@ -320,7 +320,7 @@ final class SessionEngine: @unchecked Sendable {
             return
         case .unavailable?:
             finishWithoutTransfer(task, error: CurlErrorMapping.error(
-                .resourceUnavailable, url: task.originalRequest?.url,
+                .resourceUnavailable, url: task.requestURL,
                 description: "The cache policy forbids loading and the cache holds no usable response."))
             return
         case .revalidate?, nil:
@@ -331,8 +331,8 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Starts `task`'s transfer, or queues it for a connection to its host.
     func startOnNetwork(_ task: SessionTask) {
-        let request = task.currentRequest ?? task.originalRequest
-        guard admission.admit(task, key: request.flatMap { HostAdmission.key(for: $0, proxy: $0.url.flatMap(settings.proxies.proxy(for:))) }) else {
+        let url = task.requestURL
+        guard admission.admit(task, key: url.flatMap { HostAdmission.key(for: $0, proxy: settings.proxies.proxy(for: $0)) }) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)
@@ -400,7 +400,7 @@ final class SessionEngine: @unchecked Sendable {
             if !(error is URLError) && !(error is InvalidRequestError) {
                 // The body could not be opened (a file removed since the task was made, say).
                 var info: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
-                if let url = transfer.request.url { info[NSURLErrorFailingURLErrorKey] = url }
+                if let url = transfer.requestURL { info[NSURLErrorFailingURLErrorKey] = url }
                 failure = URLError(.requestBodyStreamExhausted, userInfo: info)
             }
             deliver(transfer, outcome: TransferOutcome(error: failure))

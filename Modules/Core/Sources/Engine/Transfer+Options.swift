@@ -14,36 +14,32 @@ extension Transfer {
     /// request that cannot run.
     /// `pinsServerTrust`: the session's policy pins (https is then never redirected to http).
     func configure(trustContext: UnsafeMutableRawPointer?, pinsServerTrust: Bool) throws {
-        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
-            throw CurlErrorMapping.error(.badURL, url: request.url)
-        }
+        let sent = try attemptRequest()
+        let url = sent.url
+        guard let scheme = url.scheme?.lowercased() else { throw CurlErrorMapping.error(.badURL, url: url) }
         guard RedirectRules.isAllowedScheme(url) || UnixSocketRoute.isSocketScheme(url) else {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
         let connection = events.connectionSettings
         let socketRoute = try UnixSocketRoute(url: url, sessionSocketPath: connection.unixSocketPath)
-        try InvalidRequestError.check(request)
         if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
         attempts += 1
         wantsReceivedData = !isLean && events.wantsReceivedData
         let handle = self.handle
         let me = unmanagedSelf
-        let fields = request.allHTTPHeaderFields ?? [:]
-        let fieldNames = fields.isEmpty ? [] : Set(fields.keys.map { $0.lowercased() })
-        let method = request.httpMethod?.uppercased() ?? "GET"
+        let method = sent.method
         let isHTTPS = scheme == "https" || scheme == "https+unix"
         let installsTrustHook = trustContext != nil && isHTTPS
         let asksForIdentity = isHTTPS && connection.tls.asksForIdentityPerChallenge
-        let isPlain = method == "GET" && task.bodySource == nil && request.httpBody == nil
-            && request.httpBodyStream == nil
+        let isPlain = method == "GET" && task.bodySource == nil && !sent.hasBody
             && machine.credential == nil && !installsTrustHook && !asksForIdentity
         redirectHookDecides = !isLean && events.followsRedirectsManually
         // With stored cookies to send, the engine follows redirects itself (a new attempt per hop), so each
         // hop carries the cookies stored for its own URL, those the redirect just set included; libcurl
         // would send the first request's header list again (or, across origins, no cookie at all).
-        let engineFollowsForCookies = settings.cookies.storageSending(for: request) != nil
-        let options = try transferOptions(fieldNames: fieldNames, connection: connection, isHTTPS: isHTTPS,
+        let engineFollowsForCookies = settings.cookies.storageSending(handlesCookies: sent.handlesCookies) != nil
+        let options = try transferOptions(sent, connection: connection, isHTTPS: isHTTPS,
                                           socketPath: socketRoute?.socketPath,
                                           followsRedirectsManually: redirectHookDecides || engineFollowsForCookies)
         machine.startAttempt(ResponseStateMachine.Configuration(
@@ -73,7 +69,7 @@ extension Transfer {
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, isLean ? 1 : 0)
         if reusesHandle {
             if isDownload { try openDownloadFile() }
-            configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
+            configureHeaders(sent)
             return
         }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -134,7 +130,7 @@ extension Transfer {
 
         try configureMethodAndBody(method: method)
         if isDownload { try openDownloadFile() }
-        configureHeaders(url: url, fields: fields, fieldNames: fieldNames)
+        configureHeaders(sent)
         if let credential = machine.credential, credential.applies(to: url), let user = credential.credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.credential.password ?? "")
@@ -147,30 +143,74 @@ extension Transfer {
         handleState = isPlain ? .plain(options) : .dirty
     }
 
-    /// The options that depend on the session and the request. `fieldNames`: the request's header names,
-    /// lowercased.
-    private func transferOptions(fieldNames: Set<String>, connection: ConnectionSettings, isHTTPS: Bool,
+    /// What an attempt reads of its request: the `URLRequest`'s, or the `HTTPRequest`'s without one.
+    struct AttemptRequest {
+        let url: URL
+        /// Uppercased.
+        let method: String
+        /// The request's own fields, as `URLRequest` holds them (empty when `lines` go out instead).
+        let fields: [String: String]
+        /// The header lines of the `HTTPRequest` the request came from, sent instead of `fields`.
+        let lines: RequestFieldLines?
+        /// The request's header names, lowercased.
+        let fieldNames: Set<String>
+        /// The request has an `httpBody` or `httpBodyStream`.
+        let hasBody: Bool
+        /// `httpShouldHandleCookies`.
+        let handlesCookies: Bool
+        /// The request's own idle interval (0: the session's).
+        let timeoutInterval: TimeInterval
+    }
+
+    /// The attempt's request. Throws for one that cannot be sent (no URL, a field that is not one line).
+    private func attemptRequest() throws -> AttemptRequest {
+        if let plain = unchangedFieldRequest {
+            return AttemptRequest(url: plain.url, method: plain.method, fields: [:], lines: plain.fieldLines,
+                                  fieldNames: plain.lowercasedNames, hasBody: false, handlesCookies: true,
+                                  timeoutInterval: 0)
+        }
+        let request = self.request
+        guard let url = request.url else { throw CurlErrorMapping.error(.badURL, url: nil) }
+        try InvalidRequestError.check(request)
+        var fields = request.allHTTPHeaderFields ?? [:]
+        var lines: RequestFieldLines?
+        if !fields.isEmpty, let candidate = fieldRequest?.fieldLines ?? task.updateStorage({ $0.requestFieldLines }),
+           candidate.matches(request) {
+            lines = candidate
+            fields = [:]
+        }
+        // 60 s is URLRequest's default: the session's interval applies then.
+        let timeout = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval : 0
+        return AttemptRequest(
+            url: url, method: request.httpMethod?.uppercased() ?? "GET", fields: fields, lines: lines,
+            fieldNames: lines.map { Set($0.lines.map { $0.name.lowercased() }) } ?? Set(fields.keys.map { $0.lowercased() }),
+            hasBody: request.httpBody != nil || request.httpBodyStream != nil,
+            handlesCookies: request.httpShouldHandleCookies, timeoutInterval: timeout)
+    }
+
+    /// The options that depend on the session and the request.
+    private func transferOptions(_ sent: AttemptRequest, connection: ConnectionSettings, isHTTPS: Bool,
                                  socketPath: String?,
                                  followsRedirectsManually: Bool) throws -> PlainTransferOptions {
         var tls: TLSOptions?
         if isHTTPS {
             tls = connection.tls
             if let tls, let maximum = tls.maximum, maximum < tls.minimum {
-                throw CurlErrorMapping.error(.secureConnectionFailed, url: request.url, description:
+                throw CurlErrorMapping.error(.secureConnectionFailed, url: sent.url, description:
                     "The session's TLS range is empty: its minimum (\(tls.minimum)) is above its maximum (\(maximum)).")
             }
         }
-        // The request's interval when it set one (60 s is URLRequest's default), else the session's.
-        let idle = request.timeoutInterval > 0 && request.timeoutInterval != 60 ? request.timeoutInterval
-            : settings.requestTimeout
+        // The request's interval when it set one, else the session's.
+        let idle = sent.timeoutInterval > 0 ? sent.timeoutInterval : settings.requestTimeout
         let total = settings.resourceTimeout
         return PlainTransferOptions(
             idleTimeoutMilliseconds: idle > 0 && idle < 1e9 ? Int(idle * 1000) : nil,
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: connection.maximumRedirects,
             httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath,
-            proxy: socketPath == nil ? request.url.flatMap(settings.proxies.proxy(for:)) : nil, streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
-            decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: fieldNames,
+            proxy: socketPath == nil ? settings.proxies.proxy(for: sent.url) : nil,
+            streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
+            decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: sent.fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames),
             waitsForMultiplexing: hostMultiplexes)
     }
@@ -208,32 +248,31 @@ extension Transfer {
         }
     }
 
-    /// `fieldNames`: the request's header names, lowercased. The session's additional headers go out
-    /// unless the request has its own.
-    private func configureHeaders(url: URL, fields: [String: String], fieldNames: Set<String>) {
+    /// The request's fields, then the session's additional headers it has none of its own for, then
+    /// the stored cookies and a resumed download's range.
+    private func configureHeaders(_ sent: AttemptRequest) {
+        let url = sent.url
+        let fieldNames = sent.fieldNames
         var list: UnsafeMutablePointer<curl_slist>?
         // "Name;" sends an empty value; "Name:" would remove the header.
-        if !fields.isEmpty, let lines = task.updateStorage({ $0.requestFieldLines }), lines.matches(request) {
-            for line in lines.lines {
-                list = curl_slist_append(list, line.value.isEmpty ? "\(line.name);" : "\(line.name): \(line.value)")
-            }
-        } else {
-            for (name, value) in fields {
-                list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
-            }
+        for line in sent.lines?.lines ?? [] {
+            list = curl_slist_append(list, line.value.isEmpty ? "\(line.name);" : "\(line.name): \(line.value)")
+        }
+        for (name, value) in sent.fields {
+            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         for header in settings.additionalHeaders where !fieldNames.contains(header.name.lowercased()) {
             list = curl_slist_append(list, "\(header.name): \(header.value)")
         }
-        func sent(_ lowered: String) -> Bool {
+        func isSent(_ lowered: String) -> Bool {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
         }
-        if let storage = settings.cookies.storageSending(for: request), !sent("cookie"),
+        if let storage = settings.cookies.storageSending(handlesCookies: sent.handlesCookies), !isSent("cookie"),
            let cookies = storage.cookies(for: url), !cookies.isEmpty,
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
             list = curl_slist_append(list, "Cookie: \(cookieHeader)")
         }
-        if let resume = task.resumeState, machine.resumeOffset > 0, !sent("range") {
+        if let resume = task.resumeState, machine.resumeOffset > 0, !isSent("range") {
             list = curl_slist_append(list, "Range: bytes=\(machine.resumeOffset)-")
             list = curl_slist_append(list, "If-Range: \(resume.validator)")
         }
@@ -243,7 +282,7 @@ extension Transfer {
             afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.suppressExpectList)
             return
         }
-        if !sent("expect") { list = curl_slist_append(list, "Expect:") }
+        if !isSent("expect") { list = curl_slist_append(list, "Expect:") }
         headerList = list
         afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }

@@ -16,6 +16,8 @@ extension Transfer {
     /// on Apple platforms.
     var requestBodySource: (any BodySource)? {
         if let source = task.bodySource { return source }
+        // An HTTPRequest has no body of its own (the call's body is the task's source).
+        if unchangedFieldRequest != nil { return nil }
         if let data = request.httpBody { return DataBodySource(data) }
         guard let stream = request.httpBodyStream else { return nil }
         if requestStreamSource == nil {

@@ -26,8 +26,25 @@ final class Transfer {
     var handleState: HandleState
     /// The transfer was paused at some point (a handle that was paused is reset before reuse).
     private(set) var wasPaused = false
-    /// The request being performed (changes on manual redirects).
-    var request: URLRequest
+    /// The request being performed (changes on manual redirects). A task made from an `HTTPRequest`
+    /// has none until something reads this (a redirect, the cache's revalidation, a cookie policy that
+    /// looks at the main document): the plain path reads ``fieldRequest`` instead.
+    var request: URLRequest {
+        get {
+            if let foundationRequest { return foundationRequest }
+            let built = fieldRequest.map(task.builtURLRequest) ?? URLRequest(url: URL(fileURLWithPath: "/"))
+            foundationRequest = built
+            return built
+        }
+        set { foundationRequest = newValue }
+    }
+    private var foundationRequest: URLRequest?
+    /// The task's `HTTPRequest`, sent as it is while no `URLRequest` replaced it.
+    let fieldRequest: FieldRequest?
+    /// The `HTTPRequest` to send as it is: no `URLRequest` was built for the transfer.
+    var unchangedFieldRequest: FieldRequest? { foundationRequest == nil ? fieldRequest : nil }
+    /// The URL being requested, without building a request.
+    var requestURL: URL? { foundationRequest?.url ?? fieldRequest?.url }
     var headerList: UnsafeMutablePointer<curl_slist>?
     var reader: (any BodyReader)?
     /// The request's `httpBodyStream` as a one-pass source, once asked for (see `requestBodySource`).
@@ -122,7 +139,8 @@ final class Transfer {
         self.settings = settings
         self.handle = handle.handle
         self.handleState = handle.state
-        self.request = task.currentRequest ?? task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
+        self.fieldRequest = task.fieldRequest
+        self.foundationRequest = task.updateStorage { $0.currentRequest } ?? (task.fieldRequest == nil ? task.originalRequest : nil)
         self.isDownload = task is SessionDownloadTask
         self.isLean = task.leanDelivery != nil
         self.bodyStream = task.leanDelivery?.stream
@@ -137,7 +155,7 @@ final class Transfer {
             downloadSink.truncate(to: machine.resumeOffset)
             return
         }
-        let held = try downloadSink.open(resuming: task.resumeState, failingURL: request.url)
+        let held = try downloadSink.open(resuming: task.resumeState, failingURL: requestURL)
         if held > 0 { machine.resumesDownload(at: held) }
     }
 
@@ -219,7 +237,7 @@ final class Transfer {
 
     /// Ends the transfer with `code` (the callback that calls this returns a failure to libcurl).
     func refuse(_ code: URLError.Code, url: URL? = nil, description: String? = nil) {
-        refusal = CurlErrorMapping.error(code, url: url ?? request.url, description: description)
+        refusal = CurlErrorMapping.error(code, url: url ?? requestURL, description: description)
     }
 
     private func refuse(_ refusal: ResponseStateMachine.Refusal) {
@@ -242,9 +260,11 @@ final class Transfer {
     private func headersEnded() -> Bool {
         var effective: UnsafePointer<CChar>?
         afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
-        var url = request.url!
-        if let effective, strcmp(effective, requestURLString) != 0, let moved = URL(string: String(cString: effective)) {
-            url = moved
+        guard var url = requestURL else { return false }
+        var moved = false
+        if let effective, strcmp(effective, requestURLString) != 0, let effectiveURL = URL(string: String(cString: effective)) {
+            url = effectiveURL
+            moved = true
         }
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
@@ -281,7 +301,11 @@ final class Transfer {
             state.responseHead = head
             state.countOfBytesExpectedToReceive = expectedLength
             state.countOfBytesReceived = final.alreadyReceived
-            if state.currentRequest.url != url { state.currentRequest.url = url }
+        }
+        if moved || attempts > 1, var current = task.currentRequest, current.url != url {
+            // The task's current request says where the attempt ended (libcurl followed a redirect).
+            current.url = url
+            task.updateStorage { $0.currentRequest = current }
         }
         // The status first: building the response costs (lean callers build theirs on their own thread).
         if machine.configuration.followsRedirectsManually, ResponseStateMachine.isRedirect(machine.statusCode),
@@ -333,13 +357,22 @@ final class Transfer {
     private func storeCookies(url: URL) {
         let lines = machine.setCookieLines
         guard !lines.isEmpty, let storage = settings.cookies.storage,
-              settings.cookies.acceptsCookies(from: url, for: request) else { return }
+              acceptsCookies(from: url) else { return }
         var cookies: [HTTPCookie] = []
         for line in lines {
             cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
                 .filter { CookiePolicy.responseMaySet($0, from: url) }
         }
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+    }
+
+    /// Whether cookies the response from `url` sets may be stored (read without building a request).
+    private func acceptsCookies(from url: URL) -> Bool {
+        if unchangedFieldRequest != nil {
+            return settings.cookies.acceptsCookies(from: url, handlesCookies: true, mainDocumentURL: nil)
+        }
+        return settings.cookies.acceptsCookies(from: url, handlesCookies: request.httpShouldHandleCookies,
+                                               mainDocumentURL: request.mainDocumentURL)
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {

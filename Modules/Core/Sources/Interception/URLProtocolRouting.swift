@@ -27,6 +27,9 @@ struct URLProtocolRouting: Sendable {
         configurationClasses = classes
     }
 
+    /// Whether any class could answer a request (else no request need be read for ``route(_:)``).
+    var mayRoute: Bool { !configurationClasses.isEmpty || !Self.registeredClasses().isEmpty }
+
     /// The class that answers `request`, and the request it answers; nil: the network does.
     func route(_ request: URLRequest) -> (protocolClass: URLProtocol.Type, request: URLRequest)? {
         for candidate in configurationClasses where candidate.canInit(with: request) {

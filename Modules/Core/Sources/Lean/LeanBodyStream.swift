@@ -169,7 +169,7 @@ final class LeanBodyStream: Sendable {
         if let waitingHead {
             if let error { waitingHead.resume(throwing: error) }
             else if let response { waitingHead.resume(returning: response) }
-            else { waitingHead.resume(throwing: CurlErrorMapping.error(.badServerResponse, url: task.originalRequest?.url)) }
+            else { waitingHead.resume(throwing: CurlErrorMapping.error(.badServerResponse, url: task.originalURL)) }
         }
         if let waiting {
             if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }

@@ -29,7 +29,7 @@ final class LeanTaskController: TaskControlling, @unchecked Sendable {
     func startTask(_ task: SessionTask) {
         manager?.prepareToStart(task)
         guard let engine = manager?.currentEngine, engine.start(task) else {
-            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalURL))
             return
         }
     }

@@ -14,8 +14,10 @@ import HTTPTypes
 /// them (corelibs' `HTTPURLResponse` initializer alone costs about 20 µs for eight fields); an answer from
 /// the session's cache has the fields its stored `HTTPURLResponse` kept (one per name). The request's
 /// fields go out the same way: a line per field, in order, repeated names apart and names spelled as
-/// given (the request still travels through the engine as a `URLRequest`, which the cache, cookies and
-/// interceptors read; a field an interceptor adds or changes goes out as that request has it).
+/// given. No `URLRequest` is built for the request either, unless something has to read one: an
+/// interceptor (it sees the request as a `URLRequest`, and a field it adds or changes goes out as that
+/// request has it), a redirect the engine follows, a response the cache stores or revalidates, a
+/// `URLProtocol` class the session routes through, or a tracer's span.
 extension LeanSession {
     /// Performs `request` and returns the body and the response.
     ///
@@ -48,13 +50,11 @@ extension LeanSession {
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func download(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (URL, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let outcome = try await attempts(urlRequest, interceptor) {
-            try await perform($0, source: nil, download: true, fieldLines: lines)
-        }
-        guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: urlRequest.url) }
+        let fieldRequest = try FieldRequest(request)
+        let outcome = try await outcome(of: fieldRequest, sending: nil, download: true, interceptor: interceptor)
+        guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: fieldRequest.url) }
         do {
-            return (file, try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+            return (file, try Self.httpResponse(of: outcome.task, url: fieldRequest.url))
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error
@@ -66,40 +66,34 @@ extension LeanSession {
     /// (at most about `bufferSize` bytes wait for you; default 1 MiB).
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)`` before the head; the sequence throws after it.
     public func bytes(for request: HTTPRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let (body, head) = try await streamed(urlRequest, bufferSize: bufferSize, fieldLines: lines)
+        let fieldRequest = try FieldRequest(request)
+        let (body, head) = try await streamed(.fields(fieldRequest), bufferSize: bufferSize)
         // Without a response the body is dropped here, which cancels the transfer.
-        guard let response = head.httpResponse else { throw Self.unparsableFields(url: urlRequest.url) }
+        guard let response = head.httpResponse else { throw Self.unparsableFields(url: fieldRequest.url) }
         return (body, response)
     }
 
     /// Performs `request`, sending `source` when given, and returns the response body and the response.
     private func body(of request: HTTPRequest, sending source: (any BodySource)?,
                       interceptor: (any RequestInterceptor)?) async throws -> (Data, HTTPResponse) {
-        let (urlRequest, lines) = try Self.urlRequest(request)
-        let outcome = try await attempts(urlRequest, interceptor) {
-            try await perform($0, source: source, download: false, fieldLines: lines)
+        let fieldRequest = try FieldRequest(request)
+        let outcome = try await outcome(of: fieldRequest, sending: source, download: false, interceptor: interceptor)
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: fieldRequest.url))
+    }
+
+    /// The last attempt's outcome. Without an interceptor (the call's or the session's) the request goes
+    /// out as it is; an interceptor sees, and may change, a `URLRequest` made from it.
+    private func outcome(of request: FieldRequest, sending source: (any BodySource)?, download: Bool,
+                         interceptor: (any RequestInterceptor)?) async throws -> Outcome {
+        guard interceptor != nil || manager.retrySettings.interceptor != nil else {
+            return try await perform(.fields(request), source: source, download: download)
         }
-        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: urlRequest.url))
+        return try await attempts(request.makeURLRequest(), interceptor) {
+            try await perform(.foundation($0, lines: request.fieldLines), source: source, download: download)
+        }
     }
 
     // MARK: Conversions
-
-    /// `request` as the engine takes it: its URL from scheme, authority and path, its method and fields,
-    /// and the fields' lines as they are to be sent (nil when it has none).
-    static func urlRequest(_ request: HTTPRequest) throws -> (URLRequest, RequestFieldLines?) {
-        guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
-              let url = URL(string: "\(scheme)://\(authority)\(path)") else {
-            throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
-        }
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
-        for field in request.headerFields {
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
-        }
-        let lines = request.headerFields.isEmpty ? nil : RequestFieldLines(request.headerFields, addedTo: urlRequest)
-        return (urlRequest, lines)
-    }
 
     /// The response of `task`'s final head, built from its header lines.
     static func httpResponse(of task: SessionTask, url: URL?) throws -> HTTPResponse {

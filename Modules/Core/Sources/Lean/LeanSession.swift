@@ -78,22 +78,20 @@ public struct LeanSession: Sendable {
     ///   thrown by the sequence's `next()`. Dropping the sequence, or cancelling the reading task, cancels
     ///   the transfer.
     public func bytes(for request: URLRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPURLResponse) {
-        let (body, head) = try await streamed(request, bufferSize: bufferSize)
+        let (body, head) = try await streamed(.foundation(request), bufferSize: bufferSize)
         guard let response = head.response else { throw CurlErrorMapping.error(.badServerResponse, url: request.url) }
         return (body, response)
     }
 
     /// Starts a streamed transfer and returns once its final head arrived (see ``bytes(for:bufferSize:)->(_,HTTPURLResponse)``).
-    func streamed(_ request: URLRequest, bufferSize: Int, fieldLines: RequestFieldLines? = nil) async throws
-        -> (LeanResponseBody, ResponseHead) {
+    func streamed(_ request: LeanRequest, bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
         let delivery = LeanDelivery(stream: stream) { task, outcome in
             stream.finish(task, error: outcome.error)
         }
-        let task = SessionDataTask(identifier: manager.nextIdentifier(), request: request, bodySource: nil,
-                                   controller: manager.leanController, leanDelivery: delivery)
-        if let fieldLines { task.updateStorage { $0.requestFieldLines = fieldLines } }
+        let task = request.makeTask(SessionDataTask.self, identifier: manager.nextIdentifier(), source: nil,
+                                    controller: manager.leanController, delivery: delivery)
         stream.attach(task)
         task.resume()
         let head = try await withTaskCancellationHandler {
@@ -106,7 +104,7 @@ public struct LeanSession: Sendable {
 
     private func response(of outcome: Outcome) throws -> HTTPURLResponse {
         guard let response = outcome.task.response as? HTTPURLResponse else {
-            throw CurlErrorMapping.error(.badServerResponse, url: outcome.task.originalRequest?.url)
+            throw CurlErrorMapping.error(.badServerResponse, url: outcome.task.originalURL)
         }
         return response
     }
@@ -117,9 +115,11 @@ public struct LeanSession: Sendable {
         let temporaryFile: URL?
     }
 
-    /// `fieldLines`: the header lines of the `HTTPRequest` `request` was made from, sent as they are.
-    func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool,
-                 fieldLines: RequestFieldLines? = nil) async throws -> Outcome {
+    func perform(_ request: URLRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
+        try await perform(.foundation(request), source: source, download: download)
+    }
+
+    func perform(_ request: LeanRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
         let controller = manager.leanController
         let identifier = manager.nextIdentifier()
         let box = TaskBox()
@@ -133,23 +133,39 @@ public struct LeanSession: Sendable {
                                                                temporaryFile: outcome.temporaryFile))
                     }
                 }
-                let task: SessionTask
-                if download {
-                    task = SessionDownloadTask(identifier: identifier, request: request, bodySource: nil,
-                                               controller: controller, leanDelivery: delivery)
-                } else if let source {
-                    task = SessionUploadTask(identifier: identifier, request: request, bodySource: source,
-                                             controller: controller, leanDelivery: delivery)
-                } else {
-                    task = SessionDataTask(identifier: identifier, request: request, bodySource: nil,
-                                           controller: controller, leanDelivery: delivery)
-                }
-                if let fieldLines { task.updateStorage { $0.requestFieldLines = fieldLines } }
+                let kind: SessionTask.Type = download ? SessionDownloadTask.self
+                    : source != nil ? SessionUploadTask.self : SessionDataTask.self
+                let task = request.makeTask(kind, identifier: identifier, source: download ? nil : source,
+                                            controller: controller, delivery: delivery)
                 box.set(task)
                 task.resume()
             }
         } onCancel: {
             box.cancel()
+        }
+    }
+}
+
+/// What a lean call sends.
+enum LeanRequest: Sendable {
+    /// A `URLRequest`; `lines`: the header lines of the `HTTPRequest` it was made from, sent as they are
+    /// while it holds exactly their fields (an interceptor may change them).
+    case foundation(URLRequest, lines: RequestFieldLines? = nil)
+    /// An `HTTPRequest`, sent without a `URLRequest`.
+    case fields(FieldRequest)
+
+    /// A lean task of `kind` for the request.
+    func makeTask(_ kind: SessionTask.Type, identifier: Int, source: (any BodySource)?,
+                  controller: any TaskControlling, delivery: LeanDelivery) -> SessionTask {
+        switch self {
+        case .foundation(let request, let lines):
+            let task = kind.init(identifier: identifier, request: request, bodySource: source, controller: controller,
+                                 leanDelivery: delivery)
+            if let lines { task.updateStorage { $0.requestFieldLines = lines } }
+            return task
+        case .fields(let request):
+            return kind.init(identifier: identifier, fieldRequest: request, bodySource: source, controller: controller,
+                             leanDelivery: delivery)
         }
     }
 }

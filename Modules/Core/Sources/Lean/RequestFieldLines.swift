@@ -7,29 +7,39 @@ import HTTPTypes
 /// An `HTTPRequest`'s header fields as the lines libcurl sends: one per field, in order, repeated names
 /// kept apart and names spelled as given.
 ///
-/// The engine still carries the request as a `URLRequest` (the cache, cookies and interceptors read
-/// it), whose fields join repeated names into one value. The engine sends these lines instead of that
-/// request's fields for as long as the request holds exactly the fields it was made with; once an
-/// interceptor or the cache's revalidation changed them, it sends the request's own fields.
+/// When the request travels as a `URLRequest` (an interceptor's, or one built from a ``FieldRequest``),
+/// whose fields join repeated names into one value, the engine sends these lines instead of its fields
+/// for as long as the request holds exactly the fields the lines join into; once an interceptor or the
+/// cache's revalidation changed them, it sends the request's own fields.
 struct RequestFieldLines: Sendable {
     /// Each field's name and value, in the request's order.
     let lines: [Line]
-    /// The `URLRequest`'s fields the lines were joined into, to recognise an unchanged request.
-    private let joined: [String: String]
 
     struct Line: Sendable {
         let name: String
         let value: String
     }
 
-    /// The lines of `fields`, and `request`'s fields once they were added to it.
-    init(_ fields: HTTPFields, addedTo request: URLRequest) {
+    init(_ fields: HTTPFields) {
         lines = fields.map { Line(name: $0.name.rawName, value: $0.value) }
-        joined = request.allHTTPHeaderFields ?? [:]
     }
 
-    /// Whether `request` still holds exactly the fields the lines were joined into.
+    /// Adds the lines to `request`'s fields (a repeated name joins its values with commas).
+    func add(to request: inout URLRequest) {
+        for line in lines { request.addValue(line.value, forHTTPHeaderField: line.name) }
+    }
+
+    /// The value of the fields named `lowercasedName`, joined with commas as `URLRequest` joins them;
+    /// nil without one.
+    func value(_ lowercasedName: String) -> String? {
+        let values = lines.lazy.filter { $0.name.lowercased() == lowercasedName }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ",")
+    }
+
+    /// Whether `request` holds exactly the fields the lines join into.
     func matches(_ request: URLRequest) -> Bool {
-        (request.allHTTPHeaderFields ?? [:]) == joined
+        var joined = URLRequest(url: request.url ?? URL(fileURLWithPath: "/"))
+        add(to: &joined)
+        return (request.allHTTPHeaderFields ?? [:]) == (joined.allHTTPHeaderFields ?? [:])
     }
 }

@@ -129,7 +129,7 @@ extension URLSessionManager {
         let result = await run(task, relay: relay)
         if let error = result.error { throw error }
         guard let fileURL = result.fileURL else {
-            throw CurlErrorMapping.error(.cannotMoveFile, url: task.originalRequest?.url)
+            throw CurlErrorMapping.error(.cannotMoveFile, url: task.originalURL)
         }
         return (result.response, fileURL)
     }

@@ -41,7 +41,7 @@ extension URLSessionManager {
 
     private func streamConversionError(for task: SessionTask) -> URLError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: Self.streamConversionUnsupportedDescription]
-        if let url = task.currentRequest?.url ?? task.originalRequest?.url {
+        if let url = task.currentRequest?.url ?? task.originalURL {
             info[NSURLErrorFailingURLErrorKey] = url
         }
         return URLError(.cancelled, userInfo: info)

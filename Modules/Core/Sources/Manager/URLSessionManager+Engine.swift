@@ -11,7 +11,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
 
     func startTask(_ task: SessionTask) {
         guard let engine = currentEngine, let delegate = delegate(for: task) else {
-            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalURL))
             return
         }
         delegate.engine = engine

@@ -42,7 +42,7 @@ extension URLSessionManager {
     func startOnEngine(_ task: SessionTask, _ engine: SessionEngine) {
         prepareToStart(task)
         if !engine.start(task) {
-            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+            completeUnstartedTask(task, error: CurlErrorMapping.error(.cancelled, url: task.originalURL))
         }
     }
 
@@ -132,7 +132,7 @@ extension URLSessionManager {
         var outcome = outcome
         if task.isCancelRequested, (outcome.error as? URLError)?.code != .cancelled {
             if let file = outcome.temporaryFile { try? FileManager.default.removeItem(at: file) }
-            outcome = TransferOutcome(error: CurlErrorMapping.error(.cancelled, url: task.originalRequest?.url))
+            outcome = TransferOutcome(error: CurlErrorMapping.error(.cancelled, url: task.originalURL))
         }
         task.updateStorage { state in
             state.state = .completed

@@ -104,7 +104,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// A streamed lean body always goes to the network.
     func prepareToStart(_ task: SessionTask) {
         beginTelemetry(of: task)
-        if task.leanDelivery?.stream == nil, let request = task.currentRequest ?? task.originalRequest,
+        if task.leanDelivery?.stream == nil, configurationTemplate.protocols.mayRoute, let request = task.currentRequest,
            let route = configurationTemplate.protocols.route(request) {
             task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
             return

@@ -30,12 +30,17 @@ struct RequestTelemetry: Sendable {
     let logsQueryValues: Bool
     let credentials: [String]
 
-    /// Starts the telemetry of an attempt of `request` (whose headers get the span's context).
-    static func begin(_ request: inout URLRequest, identifier: Int, settings: ObservabilitySettings) -> RequestTelemetry? {
+    /// Starts the telemetry of an attempt of `request` (whose headers get the span's context), and
+    /// returns it with the request as it is to be sent.
+    /// `request` is read only when something listens (the lean path on swift-http-types builds one then).
+    static func begin(_ request: () -> URLRequest?, identifier: Int, settings: ObservabilitySettings)
+        -> (telemetry: RequestTelemetry, request: URLRequest)? {
         let logger = settings.logger.logLevel <= .debug ? settings.logger : nil
         let metrics = settings.metricsFactory ?? (MetricsSystem.factory is NOOPMetricsHandler ? nil : MetricsSystem.factory)
         let tracer = settings.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
-        guard logger != nil || metrics != nil || tracer != nil, let target = request.url else { return nil }
+        guard logger != nil || metrics != nil || tracer != nil, var request = request(), let target = request.url else {
+            return nil
+        }
         let method = request.httpMethod?.uppercased() ?? "GET"
         let methodLabel = Self.methodLabel(method)
         let url = Self.loggable(target, queryValues: settings.logsQueryValues)
@@ -58,11 +63,12 @@ struct RequestTelemetry: Sendable {
         logging?[metadataKey: "af.request.id"] = "\(identifier)"
         let logged = Self.loggableMethod(method)
         logging?.debug("request", metadata: ["http.method": "\(logged)", "url": "\(url)"])
-        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
-                                methodLabel: methodLabel, url: url,
-                                started: DispatchTime.now().uptimeNanoseconds, target: target,
-                                logsQueryValues: settings.logsQueryValues,
-                                credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
+        let telemetry = RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
+                                         methodLabel: methodLabel, url: url,
+                                         started: DispatchTime.now().uptimeNanoseconds, target: target,
+                                         logsQueryValues: settings.logsQueryValues,
+                                         credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
+        return (telemetry, request)
     }
 
     /// Ends the attempt: its response (or error), bytes and duration.

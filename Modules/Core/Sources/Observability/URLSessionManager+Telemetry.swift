@@ -9,14 +9,15 @@ import FoundationNetworking
 extension URLSessionManager {
     func beginTelemetry(of task: SessionTask) {
         var observability = observabilitySettings
-        let (own, request) = task.updateStorage { ($0.logger, $0.currentRequest) }
-        if let own { observability.logger = own }
-        var traced = request
-        guard let telemetry = RequestTelemetry.begin(&traced, identifier: task.taskIdentifier, settings: observability)
-        else { return }
+        if let own = task.updateStorage({ $0.logger }) { observability.logger = own }
+        guard let (telemetry, request) = RequestTelemetry.begin({ task.currentRequest }, identifier: task.taskIdentifier,
+                                                                 settings: observability) else { return }
+        // Only a span changes the request (its context's headers): the request sent otherwise stays the
+        // original, which a task made from an HTTPRequest sends without a URLRequest.
+        let traced = telemetry.span == nil ? nil : request
         task.updateStorage { state in
             state.telemetry = telemetry
-            state.currentRequest = traced
+            if let traced { state.currentRequest = traced }
         }
     }
 

@@ -19,8 +19,17 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     /// Unique within the session that made the task.
     public let taskIdentifier: Int
-    /// The request the task was created with.
-    public let originalRequest: URLRequest?
+    /// The request the task was created with (for a task of the lean path on swift-http-types, built
+    /// from its ``fieldRequest`` each time it is asked for).
+    public var originalRequest: URLRequest? {
+        if let foundationRequest { return foundationRequest }
+        return fieldRequest.map(builtURLRequest)
+    }
+    /// The `URLRequest` the task was made with, if it was made with one.
+    private let foundationRequest: URLRequest?
+    /// The `HTTPRequest` the task was made with (the lean path on swift-http-types), if any: the engine
+    /// sends it without a `URLRequest`.
+    let fieldRequest: FieldRequest?
 
     /// The streamed body of an upload, if any (the engine reads it).
     let bodySource: (any BodySource)?
@@ -33,15 +42,17 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     let leanDelivery: LeanDelivery?
     private let storage: Protected<TaskStorage>
 
-    init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?, resumeState: DownloadResumeState? = nil,
-         controller: any TaskControlling, leanDelivery: LeanDelivery? = nil) {
+    required init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?,
+                  resumeState: DownloadResumeState? = nil, controller: any TaskControlling,
+                  leanDelivery: LeanDelivery? = nil) {
         self.leanDelivery = leanDelivery
         self.taskIdentifier = identifier
-        self.originalRequest = request
+        self.foundationRequest = request
+        self.fieldRequest = nil
         self.bodySource = bodySource
         self.resumeState = resumeState
         self.controller = controller
-        var initial = TaskStorage(currentRequest: request)
+        var initial = TaskStorage()
         if let length = bodySource?.contentLength {
             initial.countOfBytesExpectedToSend = length
         } else if let body = request.httpBody {
@@ -50,10 +61,40 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         self.storage = Protected(initial)
     }
 
+    /// A lean task for `fieldRequest`, which it sends without building a `URLRequest`.
+    required init(identifier: Int, fieldRequest: FieldRequest, bodySource: (any BodySource)?,
+                  controller: any TaskControlling, leanDelivery: LeanDelivery) {
+        self.leanDelivery = leanDelivery
+        self.taskIdentifier = identifier
+        self.foundationRequest = nil
+        self.fieldRequest = fieldRequest
+        self.bodySource = bodySource
+        self.resumeState = nil
+        self.controller = controller
+        var initial = TaskStorage()
+        if let length = bodySource?.contentLength { initial.countOfBytesExpectedToSend = length }
+        self.storage = Protected(initial)
+    }
+
+    /// `fieldRequest` as a `URLRequest`, counted in ``TaskStorage/builtURLRequests``.
+    func builtURLRequest(_ fieldRequest: FieldRequest) -> URLRequest {
+        storage.withLock { $0.builtURLRequests += 1 }
+        return fieldRequest.makeURLRequest()
+    }
+
+    /// The original request's URL, without building a request (for errors).
+    var originalURL: URL? { foundationRequest?.url ?? fieldRequest?.url }
+
+    /// The URL being loaded now, without building a request (for errors and routing).
+    var requestURL: URL? {
+        if let current = storage.withLock({ $0.currentRequest }) { return current.url }
+        return foundationRequest?.url ?? fieldRequest?.url
+    }
+
     // MARK: Observed state
 
     /// The request being performed now (after redirects and authentication retries).
-    public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } }
+    public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } ?? originalRequest }
     /// The final response's reason phrase as the server sent it ("Not Found", or a server's own wording);
     /// nil before the response, over HTTP/2 (which has none), or when the status line had none.
     /// `HTTPURLResponse` keeps only the code.
@@ -223,7 +264,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         if wasStarted {
             controller.cancelTask(self)
         } else {
-            controller.completeUnstartedTask(self, error: CurlErrorMapping.error(.cancelled, url: originalRequest?.url))
+            controller.completeUnstartedTask(self, error: CurlErrorMapping.error(.cancelled, url: originalURL))
         }
     }
 
@@ -249,7 +290,11 @@ private enum ResumeAction { case none, start, unpause, fail }
 
 /// A task's mutable state.
 struct TaskStorage: Sendable {
-    var currentRequest: URLRequest
+    /// The request being performed, once it differs from the original (nil: the original).
+    var currentRequest: URLRequest?
+    /// How many times a `URLRequest` was built from the task's ``SessionTask/fieldRequest`` (a plain
+    /// request on that path builds none; tests read it).
+    var builtURLRequests = 0
     var responseHead: ResponseHead?
     var error: (any Error)?
     var state: NetworkTaskState = .suspended
@@ -268,7 +313,8 @@ struct TaskStorage: Sendable {
     var cancellationError: URLError?
     /// What the session's cache decided before the task started (nil: load as usual).
     var cachePlan: CachePlan?
-    /// The header lines of the `HTTPRequest` the task was made from (the lean path on swift-http-types).
+    /// The header lines of the `HTTPRequest` an interceptor's `URLRequest` was made from (the lean path
+    /// on swift-http-types).
     var requestFieldLines: RequestFieldLines?
     /// The `URLProtocol` that answers the task instead of the network, chosen when it was resumed.
     var protocolRoute: ProtocolRoute?
