@@ -269,8 +269,10 @@ final class ReachabilityProbe {
     var isRunning: Bool { process.isRunning }
 
     /// The index-th status delivered to `label`'s block, waiting until `within` after `after`.
+    /// Async, with `Task.sleep` between looks: the tests run on the cooperative pool (about one thread
+    /// per core), and a thread that sleeps there for seconds stalls every other test's awaits.
     func waitForStatus(_ label: String, index: Int, within limit: Duration, after start: ContinuousClock.Instant)
-        throws -> Status {
+        async throws -> Status {
         let deadline = start + limit
         while true {
             let blocks = collector.snapshot.filter { $0.text.hasPrefix(label + " block ") }
@@ -284,7 +286,7 @@ final class ReachabilityProbe {
             guard ContinuousClock.now < deadline + .seconds(3) else {
                 throw ProbeError.timedOut("\(label) status #\(index); lines: \(collector.snapshot.map(\.text))")
             }
-            Thread.sleep(forTimeInterval: 0.005)
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
@@ -298,9 +300,9 @@ final class ReachabilityProbe {
     }
 
     /// utime + stime (clock ticks) the probe used while the test slept for `duration`.
-    func cpuTicks(over duration: Duration) throws -> Int {
+    func cpuTicks(over duration: Duration) async throws -> Int {
         let before = try ticks()
-        Thread.sleep(forTimeInterval: Double(duration.components.seconds))
+        try await Task.sleep(for: duration)
         return try ticks() - before
     }
 

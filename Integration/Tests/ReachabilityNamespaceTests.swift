@@ -20,7 +20,7 @@ struct ReachabilityNamespaceTests {
     static let promptly: Duration = .seconds(1)
     static let throughLinkwatch: Duration = .seconds(2)
 
-    @Test func sharedRemoteAndPeerFollowLinksRoutesAndCarrierWithoutSendingOrPolling() throws {
+    @Test func sharedRemoteAndPeerFollowLinksRoutesAndCarrierWithoutSendingOrPolling() async throws {
         let lab = try NamespaceLab(tag: "r")
         defer { lab.destroy() }
         let remote = "198.19.0.10"
@@ -34,61 +34,61 @@ struct ReachabilityNamespaceTests {
 
         // Reachable within 1 s of start, through the veth, an Ethernet kind reported as WiFi.
         for label in labels {
-            let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
+            let first = try await probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
             #expect(first.status == viaWiFi, "\(label)")
             #expect(first.interface == lab.insideInterface, "\(label)")
             #expect(first.kind == "wiredEthernet", "\(label)")
         }
-        let localhost = try probe.waitForStatus("domain=localhost", index: 0, within: Self.promptly, after: probe.readyAt)
+        let localhost = try await probe.waitForStatus("domain=localhost", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(localhost.status == viaWiFi && localhost.interface == "lo" && localhost.kind == "loopback")
 
         // Idle: no change for 5 s, so no CPU (a polling loop would accumulate ticks).
-        let ticks = try probe.cpuTicks(over: .seconds(5))
+        let ticks = try await probe.cpuTicks(over: .seconds(5))
         print("af-reachability-probe idle CPU over 5 s: \(ticks) ticks (utime+stime, \(sysconf(Int32(_SC_CLK_TCK))) per second)")
         #expect(ticks <= 1)
 
         // Our veth administratively down: everything unreachable within 1 s.
         var mark = ContinuousClock.now
         try lab.inNamespace("link", "set", lab.insideInterface, "down")
-        for label in labels { #expect(try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark).status == notReachable) }
+        for label in labels { #expect(try await probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark).status == notReachable) }
 
         // Up again: the peer's subnet route comes back with the link; the default route (removed by the
         // kernel with the link) comes back when re-added, as a DHCP client would.
         mark = .now
         try lab.inNamespace("link", "set", lab.insideInterface, "up")
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         mark = .now
         try lab.inNamespace("route", "replace", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == viaWiFi)
+            #expect(try await probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // No default route: the remote address and any-route go unreachable; the peer stays reachable.
         mark = .now
         try lab.inNamespace("route", "del", "default")
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 3, within: Self.promptly, after: mark).status == notReachable)
+            #expect(try await probe.waitForStatus(label, index: 3, within: Self.promptly, after: mark).status == notReachable)
         }
         mark = .now
         try lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
-            #expect(try probe.waitForStatus(label, index: 4, within: Self.promptly, after: mark).status == viaWiFi)
+            #expect(try await probe.waitForStatus(label, index: 4, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // The peer's end down: our veth loses carrier (routes stay, flagged linkdown): unreachable.
         mark = .now
         try lab.inPeer("link", "set", lab.peerInterface, "down")
-        #expect(try probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == notReachable)
         mark = .now
         try lab.inPeer("link", "set", lab.peerInterface, "up")
-        #expect(try probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
-        #expect(try probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
         // Once per change, block then notification, in order: the whole history, nothing extra.
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .milliseconds(500))
         #expect(probe.deliveries("shared") == ["block 2", "notification 2", "block 0", "notification 0", "block 2", "notification 2",
                                                "block 0", "notification 0", "block 2", "notification 2", "block 0", "notification 0",
                                                "block 2", "notification 2"])
@@ -104,7 +104,7 @@ struct ReachabilityNamespaceTests {
         #expect(try lab.transmittedPackets() == txBefore)
     }
 
-    @Test func loopbackOnlyNamespaceReachesOnlyItself() throws {
+    @Test func loopbackOnlyNamespaceReachesOnlyItself() async throws {
         let lab = try NamespaceLab(tag: "l", withPeer: false)
         defer { lab.destroy() }
         let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
@@ -113,12 +113,12 @@ struct ReachabilityNamespaceTests {
         defer { probe.stop() }
 
         for label in ["shared", "address=198.19.0.10", "domain=afr-no-such-host.invalid"] {
-            let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
+            let first = try await probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
             #expect(first.status == notReachable, "\(label)")
             #expect(first.interface == "-", "\(label)")
         }
         for label in ["address=127.0.0.1", "domain=localhost"] {
-            let first = try probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
+            let first = try await probe.waitForStatus(label, index: 0, within: Self.promptly, after: probe.readyAt)
             #expect(first.status == viaWiFi, "\(label)")
             #expect(first.interface == "lo" && first.kind == "loopback", "\(label)")
         }
@@ -126,20 +126,20 @@ struct ReachabilityNamespaceTests {
         // Loopback itself down and up.
         var mark = ContinuousClock.now
         try lab.inNamespace("link", "set", "lo", "down")
-        #expect(try probe.waitForStatus("address=127.0.0.1", index: 1, within: Self.promptly, after: mark).status == notReachable)
-        #expect(try probe.waitForStatus("domain=localhost", index: 1, within: Self.promptly, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("address=127.0.0.1", index: 1, within: Self.promptly, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("domain=localhost", index: 1, within: Self.promptly, after: mark).status == notReachable)
         mark = .now
         try lab.inNamespace("link", "set", "lo", "up")
-        #expect(try probe.waitForStatus("address=127.0.0.1", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
-        #expect(try probe.waitForStatus("domain=localhost", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("address=127.0.0.1", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("domain=localhost", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .milliseconds(500))
         #expect(probe.isRunning, "an unresolvable name must not crash the process")
         #expect(probe.deliveries("domain=afr-no-such-host.invalid") == ["block 0", "notification 0"])
         #expect(probe.deliveries("shared") == ["block 0", "notification 0"])
     }
 
-    @Test func anIPv6DefaultRouteIsAnyRouteToo() throws {
+    @Test func anIPv6DefaultRouteIsAnyRouteToo() async throws {
         let lab = try NamespaceLab(tag: "6", ipv6: true)
         defer { lab.destroy() }
         try lab.inNamespace("route", "del", "default")
@@ -149,28 +149,28 @@ struct ReachabilityNamespaceTests {
         ])
         defer { probe.stop() }
         // Only the IPv4 default route was removed and there is no IPv6 one yet.
-        #expect(try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
-        #expect(try probe.waitForStatus("address=\(remote)", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
-        #expect(try probe.waitForStatus("address=::", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
-        let peer = try probe.waitForStatus("address=\(lab.peerAddress6)", index: 0, within: Self.promptly, after: probe.readyAt)
+        #expect(try await probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
+        #expect(try await probe.waitForStatus("address=\(remote)", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
+        #expect(try await probe.waitForStatus("address=::", index: 0, within: Self.promptly, after: probe.readyAt).status == notReachable)
+        let peer = try await probe.waitForStatus("address=\(lab.peerAddress6)", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(peer.status == viaWiFi && peer.interface == lab.insideInterface && peer.kind == "wiredEthernet")
 
         var mark = ContinuousClock.now
         try lab.inNamespace("-6", "route", "add", "default", "via", lab.peerAddress6)
         for label in ["shared", "address=\(remote)", "address=::"] {
-            let status = try probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark)
+            let status = try await probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark)
             #expect(status.status == viaWiFi && status.interface == lab.insideInterface, "\(label)")
         }
         mark = .now
         try lab.inNamespace("-6", "route", "del", "default")
         for label in ["shared", "address=\(remote)", "address=::"] {
-            #expect(try probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == notReachable, "\(label)")
+            #expect(try await probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == notReachable, "\(label)")
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        try await Task.sleep(for: .milliseconds(300))
         #expect(probe.deliveries("address=\(lab.peerAddress6)") == ["block 2", "notification 2"])
     }
 
-    @Test func aNewLabLeavesTheLiveLabsOfThisProcessAlone() throws {
+    @Test func aNewLabLeavesTheLiveLabsOfThisProcessAlone() async throws {
         // Each lab deletes the namespaces of dead test processes first. With a tag that is a digit, the
         // name afr<pid>7a once read as the dead process <pid>7: a lab made by the suite running in
         // parallel (ConnectivityNamespaceTests) deleted this suite's IPv6 lab under its test.
@@ -187,19 +187,19 @@ struct ReachabilityNamespaceTests {
         try first.waitForCarrier()
     }
 
-    @Test func aCellularNamedInterfaceReportsWWAN() throws {
+    @Test func aCellularNamedInterfaceReportsWWAN() async throws {
         // Modem drivers that set no DEVTYPE are recognised by name (wwan*, rmnet*, ccmni*).
         let lab = try NamespaceLab(tag: "w", insideInterfaceName: "wwan\(getpid())")
         defer { lab.destroy() }
         let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["shared"])
         defer { probe.stop() }
-        let first = try probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt)
+        let first = try await probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(first.status == NetworkReachabilityStatus.reachableViaWWAN.rawValue)
         #expect(first.interface == lab.insideInterface)
         #expect(first.kind == "cellular")
     }
 
-    @Test func aDomainManagerResolvesAgainAfterANetworkChange() throws {
+    @Test func aDomainManagerResolvesAgainAfterANetworkChange() async throws {
         let lab = try NamespaceLab(tag: "d")
         defer { lab.destroy() }
         // `ip netns exec` bind-mounts /etc/netns/<name>/hosts over /etc/hosts inside the namespace.
@@ -209,7 +209,7 @@ struct ReachabilityNamespaceTests {
 
         let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["domain=afr-peer.test"])
         defer { probe.stop() }
-        let first = try probe.waitForStatus("domain=afr-peer.test", index: 0, within: Self.promptly, after: probe.readyAt)
+        let first = try await probe.waitForStatus("domain=afr-peer.test", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(first.status == viaWiFi && first.interface == lab.insideInterface)
 
         // The name now points off-link, where there is no route; any network change makes the manager
@@ -217,6 +217,6 @@ struct ReachabilityNamespaceTests {
         try "127.0.0.1 localhost\n198.19.7.7 afr-peer.test\n".write(toFile: hosts, atomically: false, encoding: .utf8)
         let mark = ContinuousClock.now
         try lab.inNamespace("address", "add", "198.18.250.1/32", "dev", "lo")
-        #expect(try probe.waitForStatus("domain=afr-peer.test", index: 1, within: Self.promptly, after: mark).status == notReachable)
+        #expect(try await probe.waitForStatus("domain=afr-peer.test", index: 1, within: Self.promptly, after: mark).status == notReachable)
     }
 }
