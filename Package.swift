@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "AFProtocols", targets: ["AFProtocols"]),
         .library(name: "AFCore", targets: ["AFCore"]),
+        .library(name: "AFInterceptors", targets: ["AFInterceptors"]),
         .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
         .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
         .library(name: "AFMultipart", targets: ["AFMultipart"]),
@@ -48,6 +49,9 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Modules/Core/Sources"),
 
+        // MARK: Plugins Core consults through AFProtocols' seams
+        .target(name: "AFInterceptors", dependencies: ["AFProtocols"], path: "Modules/Interceptors"),
+
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
         .systemLibrary(name: "CLibXML2", path: "Modules/ResponseSerialization/CLibXML2", pkgConfig: "libxml-2.0",
@@ -85,8 +89,8 @@ let package = Package(
         // the only other place that imports more than AFProtocols.
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore"], path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFOperations", "AFRequestSerialization", "AFResponseSerialization", "AFMultipart",
-            "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
+            "AFProtocols", "AFCore", "AFOperations", "AFInterceptors", "AFRequestSerialization", "AFResponseSerialization",
+            "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
         ], path: "Modules/AFNetworking/Umbrella"),
         .executableTarget(name: "af", dependencies: [
             "AFNetworking", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -98,7 +102,8 @@ let package = Package(
         .target(name: "CTestIsolation", path: "Tests/TestIsolation"),
         .target(name: "LoopbackSupport", dependencies: ["AFProtocols", "CTestIsolation"], path: "Tests/LoopbackSupport"),
         .testTarget(name: "AFCoreTests", dependencies: [
-            "AFCore", "AFProtocols", "LoopbackSupport",
+            // AFInterceptors: its interceptors are tested on Core's sessions here.
+            "AFCore", "AFProtocols", "AFInterceptors", "LoopbackSupport",
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// A credential an ``AuthenticationInterceptor`` adds to requests (an OAuth token, say).
 public protocol AuthenticationCredential: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// Retries failed attempts with exponential backoff and jitter, with Alamofire's `RetryPolicy` defaults:
 /// at most 2 retries, of idempotent methods, after the statuses and `URLError`s that a later attempt
@@ -110,7 +111,7 @@ public struct RetryPolicy: RequestInterceptor {
     static func retryAfter(of response: HTTPURLResponse, now: Date) -> Double? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces)
         else { return nil }
-        if let seconds = CacheControl.deltaSeconds(Substring(value)) { return Double(seconds) }
+        if let seconds = HTTPDeltaSeconds.parse(Substring(value)) { return Double(seconds) }
         return HTTPDate.parse(value).map { max(0, $0.timeIntervalSince(now)) }
     }
 }

@@ -7,14 +7,17 @@ import Foundation
 ///
 /// Every field is read with a bound before any conversion: the grammar's years have four digits
 /// (1601...9999 here; RFC 850's two), so a hostile `Expires: ..., 01 Jan 99999999999 ...` is invalid,
-/// never a trap in an `Int32` conversion.
-enum HTTPDate {
+/// never a trap in an `Int32` conversion. Shared by the HTTP cache's rules and `RetryPolicy`'s
+/// `Retry-After`.
+///
+/// Threading: pure functions; call them from any thread.
+public enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The date `text` names, or nil.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
         guard fields.count >= 4 else { return nil }
         var day: Int?, month: Int?, year: Int?, time: (Int, Int, Int)?
@@ -61,7 +64,7 @@ enum HTTPDate {
     }
 
     /// `date` as an IMF-fixdate (for `If-Modified-Since` when only a date is known).
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         // Clamped to the years an HTTP date can name, so no Date converts with a trap.
         let interval = date.timeIntervalSince1970
         var seconds = interval.isNaN ? 0 : time_t(min(max(interval, -11_644_473_600), 253_402_300_799).rounded(.down))

@@ -6,11 +6,11 @@ import FoundationNetworking
 /// Changes requests before they are sent and decides whether a failed attempt is tried again
 /// (Alamofire's `RequestInterceptor`: an adapter and a retrier in one).
 ///
-/// Set one for a whole session (``URLSessionManager/Settings/interceptor``), for one task
-/// (``SessionTask/interceptor``), or for one call of the async API (``LeanSession/data(for:interceptor:)->(_,HTTPURLResponse)``);
+/// Set one for a whole session (AFCore's `URLSessionManager.Settings.interceptor`), for one task
+/// (`SessionTask.interceptor`), or for one call of the async API (`LeanSession.data(for:interceptor:)`);
 /// the narrower one replaces the wider. Both methods have default implementations: adopt only the one
-/// you need. ``RetryPolicy`` retries with exponential backoff; ``AuthenticationInterceptor`` adds and
-/// refreshes a credential.
+/// you need. The AFInterceptors module has two: `RetryPolicy` retries with exponential backoff;
+/// `AuthenticationInterceptor` adds and refreshes a credential.
 ///
 /// Threading: called from Swift concurrency, off the engine thread; attempts of one task never overlap.
 public protocol RequestInterceptor: Sendable {

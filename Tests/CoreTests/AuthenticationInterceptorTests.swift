@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
+@testable import AFInterceptors
+import AFCore
 import AFProtocols
 
 private struct Token: AuthenticationCredential {

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
+@testable import AFInterceptors
+import AFCore
 import AFProtocols
 
 /// Records each wait and returns at once: the delays are asserted, not waited for.

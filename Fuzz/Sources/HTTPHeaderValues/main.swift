@@ -1,4 +1,5 @@
 @_spi(Fuzzing) import AFCore
+@_spi(Fuzzing) import AFInterceptors
 import AFNetworking
 import Foundation
 import FuzzSupport
@@ -28,7 +29,7 @@ private func check(_ text: String) {
     }
     precondition(verdicts.freshnessLifetime.isFinite && verdicts.freshnessLifetime >= 0, "lifetime \(verdicts.freshnessLifetime)")
     precondition(verdicts.currentAge.isFinite && verdicts.currentAge >= 0, "age \(verdicts.currentAge)")
-    switch verdicts.retryDecision {
+    switch RetryAfterFuzzing.decision(retryAfter: text, now: Date(timeIntervalSince1970: 1_700_000_000)) {
     case .retry: break
     case .retryAfter(let delay): precondition(delay > .zero && delay <= .seconds(60), "delay \(delay)")
     case .doNotRetry, .fail: preconditionFailure("a 503 to a GET on the first attempt is retried")

@@ -7,6 +7,7 @@
 @_exported import AFProtocols
 @_exported import AFCore
 @_exported import AFOperations
+@_exported import AFInterceptors
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization
 @_exported import AFMultipart

@@ -1,3 +1,4 @@
+import AFProtocols
 /// The directives of a `Cache-Control` header (RFC 9111 §5.2) that a private cache acts on, from a
 /// request or a response.
 ///
@@ -45,16 +46,8 @@ struct CacheControl: Equatable {
         }
     }
 
-    /// Delta-seconds (§1.2.2): digits only; values past Int32's range saturate at 2^31, as the RFC asks.
-    static func deltaSeconds(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        var value = 0
-        for digit in text.utf8 {
-            value = value * 10 + Int(digit - 0x30)
-            if value >= 1 << 31 { return 1 << 31 }
-        }
-        return value
-    }
+    /// Delta-seconds (§1.2.2; ``HTTPDeltaSeconds``).
+    static func deltaSeconds(_ text: Substring) -> Int? { HTTPDeltaSeconds.parse(text) }
 
     /// Splits a header value into lowercased directive names and their (unquoted) arguments.
     private static func directives(in value: String) -> [(name: String, argument: Substring?)] {

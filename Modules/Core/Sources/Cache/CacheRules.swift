@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// RFC 9111's rules for a private cache, as pure functions of a request, a stored response and the
 /// time: what may be stored (§3), how fresh a stored response is (§4.2), and whether a request is

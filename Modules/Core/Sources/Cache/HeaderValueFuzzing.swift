@@ -2,9 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
-/// The rules that read numbers and dates a server sends (HTTP dates, `Cache-Control`, `Age`,
-/// `Retry-After`), reached without a server by the fuzz targets under `Fuzz/`: an SPI, not API.
+/// The cache rules that read numbers and dates a server sends (HTTP dates, `Cache-Control`, `Age`),
+/// reached without a server by the fuzz targets under `Fuzz/`: an SPI, not API. (`Retry-After` is
+/// AFInterceptors' `RetryAfterFuzzing`.)
 @_spi(Fuzzing) public enum HeaderValueFuzzing {
     /// What one set of hostile header values led to.
     public struct Verdicts: Sendable {
@@ -16,12 +18,10 @@ import FoundationNetworking
         public var freshnessLifetime: TimeInterval
         /// The response's current age, in seconds, one second after it arrived.
         public var currentAge: TimeInterval
-        /// `RetryPolicy()`'s decision after a 503 carrying the value as `Retry-After`.
-        public var retryDecision: RetryDecision
     }
 
-    /// Parses `text` as a date, and as every header of a cached 200 and of a 503 whose
-    /// numbers and dates the cache and `RetryPolicy` read.
+    /// Parses `text` as a date, and as every header of a cached 200 whose numbers and dates the cache
+    /// reads.
     public static func verdicts(for text: String) -> Verdicts {
         let url = URL(string: "http://127.0.0.1/fuzz")!
         let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -29,12 +29,8 @@ import FoundationNetworking
         let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)!
         let stored = StoredResponse(response: response, data: Data(), requestTime: now, responseTime: now, varyValues: [:])
         let date = HTTPDate.parse(text)
-        let failed = HTTPURLResponse(url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["Retry-After": text])!
-        let decision = RetryPolicy(randomUnit: { 0.5 }).decision(
-            for: URLRequest(url: url), after: AttemptFailure(error: nil, response: failed), attempt: 1, now: now)
         return Verdicts(date: date, formattedDate: date.map(HTTPDate.format),
                         freshnessLifetime: CacheRules.freshnessLifetime(of: stored),
-                        currentAge: CacheRules.currentAge(of: stored, now: now.addingTimeInterval(1)),
-                        retryDecision: decision)
+                        currentAge: CacheRules.currentAge(of: stored, now: now.addingTimeInterval(1)))
     }
 }

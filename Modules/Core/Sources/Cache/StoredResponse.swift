@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// A response in the cache with what RFC 9111 needs to judge it: when it was requested and received
 /// (for its age, §4.2.3) and the request's values of the headers its `Vary` names (§4.1).

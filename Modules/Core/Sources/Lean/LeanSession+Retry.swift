@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
-/// Attempts of one lean call under a ``RequestInterceptor``: adapt, send, and on a failure (a transport
+/// Attempts of one lean call under a `RequestInterceptor`: adapt, send, and on a failure (a transport
 /// error, or a status of 400 or more) ask whether to send again, waiting on the session's
-/// ``RetryClock`` when asked to. The interceptor judges the request it adapted (what the first hop
+/// `RetryClock` when asked to. The interceptor judges the request it adapted (what the first hop
 /// sent), and at most ``TransferLimits/maximumAttempts`` attempts run, whatever it asks.
 extension LeanSession {
     func attempts(_ request: URLRequest, _ callInterceptor: (any RequestInterceptor)?,

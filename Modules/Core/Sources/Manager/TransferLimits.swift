@@ -1,3 +1,4 @@
+import AFProtocols
 /// Bounds on what a hostile or broken server can make a transfer hold: the body a data task keeps in
 /// memory, the file a download writes, and the response's header block.
 ///
@@ -16,8 +17,8 @@ public struct TransferLimits: Sendable, Hashable {
     /// The default ``maximumHeaderSize``: 256 KiB. libcurl (7.88) itself refuses a header line over
     /// 100 KiB and header blocks over 300 KiB in all, so larger values do not admit more.
     public static let defaultMaximumHeaderSize = 256 << 10
-    /// The default ``maximumAttempts``: 10 (``RetryPolicy``'s defaults make 3 attempts at most,
-    /// ``AuthenticationInterceptor``'s 6).
+    /// The default ``maximumAttempts``: 10 (AFInterceptors' `RetryPolicy` makes 3 attempts at most by default,
+    /// its `AuthenticationInterceptor` 6).
     public static let defaultMaximumAttempts = 10
 
     /// The most body bytes (after content decoding) a data or upload task keeps in memory for its
@@ -30,7 +31,7 @@ public struct TransferLimits: Sendable, Hashable {
     /// The most bytes of header lines one response may send (all its header blocks: redirects,
     /// authentication rounds and informational responses count). Default ``defaultMaximumHeaderSize``.
     public var maximumHeaderSize: Int
-    /// The most attempts one task or lean call makes under a ``RequestInterceptor``, the first included,
+    /// The most attempts one task or lean call makes under a `RequestInterceptor`, the first included,
     /// however often the interceptor asks to retry: past it the last attempt's outcome (its response or
     /// error) is the answer, and the interceptor is not asked again. A server that keeps answering 401 or
     /// 503, or an interceptor that always says retry, cannot keep a task running. At least 1. Default

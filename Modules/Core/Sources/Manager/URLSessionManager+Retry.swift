@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import AFProtocols
 
-/// The managers' side of ``RequestInterceptor``: each attempt's request is adapted before the engine
+/// The managers' side of `RequestInterceptor`: each attempt's request is adapted before the engine
 /// sees it, and a failed attempt (a transport error, or a status of 400 or more) is held back from
 /// completion while the interceptor decides; a retry starts the same task again (its attempt counted),
 /// anything else completes it once, on the engine thread as usual. A task waiting for a decision or a

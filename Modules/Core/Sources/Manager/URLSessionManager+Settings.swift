@@ -72,10 +72,10 @@ extension URLSessionManager {
         /// umbrella module's managers have the shared netlink one); one not yet started is started.
         public var waitsForConnectivity = false
 
-        /// Adapts every task's request and decides its retries (see ``RequestInterceptor``); a task's
+        /// Adapts every task's request and decides its retries (see `RequestInterceptor`); a task's
         /// own ``SessionTask/interceptor`` or a lean call's replaces it. Default nil: one attempt.
         public var interceptor: (any RequestInterceptor)?
-        /// How delayed retries wait. Default ``ContinuousRetryClock`` (real time); tests inject their own.
+        /// How delayed retries wait. Default `ContinuousRetryClock` (real time); tests inject their own.
         public var retryClock: any RetryClock = ContinuousRetryClock()
 
         /// Where requests report: swift-log, swift-metrics, swift-distributed-tracing. Default: nothing

@@ -20,7 +20,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// Unique within the session that made the task.
     public let taskIdentifier: Int
     /// The request the task was created with (for a task of the lean path on swift-http-types, built
-    /// from its ``fieldRequest`` each time it is asked for).
+    /// from its `HTTPRequest` each time it is asked for).
     public var originalRequest: URLRequest? {
         if let foundationRequest { return foundationRequest }
         return fieldRequest.map(builtURLRequest)
