@@ -18,6 +18,7 @@ struct CoreSessionManagerTests {
         #expect(manager.multipartFormRequestBuilder is MultipartFormRequestBuilder)
         #expect(manager.reachabilityManager === NetworkReachabilityManager.shared)
         #expect(URLSessionManager().responseSerializer is JSONResponseSerializer)
+        #expect(URLSessionManager(sessionConfiguration: .ephemeral).responseSerializer is JSONResponseSerializer)
     }
 
     @Test func getCallsSuccessWithArguments() async throws {

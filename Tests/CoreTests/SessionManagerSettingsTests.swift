@@ -22,6 +22,16 @@ struct SessionManagerSettingsTests {
         #expect(settings.reachabilityManager == nil)
     }
 
+    /// Without the umbrella, a manager needs no serializer: AFHTTPResponseSerializer's behaviour is the default.
+    @Test func aCoreManagerDefaultsToTheHTTPResponseSerializer() {
+        let manager = URLSessionManager(sessionConfiguration: .ephemeral)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        #expect(manager.responseSerializer is HTTPResponseSerializer)
+        let plain = URLSessionManager()
+        defer { plain.invalidateSession(cancelingTasks: true) }
+        #expect(plain.responseSerializer is HTTPResponseSerializer)
+    }
+
     @Test func theAFNetworkingNamesForwardToTheValue() {
         let manager = makeManager()
         defer { manager.invalidateSession(cancelingTasks: true) }

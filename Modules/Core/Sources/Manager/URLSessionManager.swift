@@ -50,14 +50,16 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing",
                                         attributes: .concurrent)
 
-    /// Creates a manager whose session uses `configuration` (nil: `URLSessionConfiguration.default`) and
-    /// decodes with `responseSerializer` (`HTTPResponseSerializer` gives AFHTTPResponseSerializer's
-    /// behaviour). The configuration is copied: later changes to the object do not affect the session.
+    /// Creates a manager whose session uses `configuration` (default nil: `URLSessionConfiguration.default`)
+    /// and decodes with `responseSerializer` (default `HTTPResponseSerializer`, AFHTTPResponseSerializer's
+    /// behaviour: the body as it came, after status validation). The configuration is copied: later
+    /// changes to the object do not affect the session.
     ///
     /// The umbrella module `AFNetworking` adds `init(sessionConfiguration:)` with AFNetworking's defaults
-    /// (JSONResponseSerializer, the default security policy and reachability monitor).
-    public init(sessionConfiguration configuration: URLSessionConfiguration?,
-                responseSerializer: any ResponseSerializing) {
+    /// (JSONResponseSerializer, the default security policy and reachability monitor); where both are
+    /// visible, a call that passes no serializer gets the umbrella's.
+    public init(sessionConfiguration configuration: URLSessionConfiguration? = nil,
+                responseSerializer: any ResponseSerializing = HTTPResponseSerializer()) {
         let configuration = configuration ?? URLSessionConfiguration.default
         configurationTemplate = EngineSettings(configuration: configuration)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
