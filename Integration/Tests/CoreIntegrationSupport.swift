@@ -73,11 +73,6 @@ func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
-/// The number of open file descriptors of this process.
-func openFileDescriptors() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
 /// A trust policy for the tests: accepts exactly the chains whose leaf is `pinnedLeaf` (the Security
 /// module's SecurityPolicy has its own tests; this one only drives Core's hook). Records what it saw.
 final class LeafPinPolicy: ServerTrustEvaluating, @unchecked Sendable {

@@ -99,6 +99,8 @@ struct ObservabilityTests {
         #expect(await eventually { waiting.state == .completed })
         #expect(await eventually { gauge(RequestTelemetry.waitingLabel) == 0 })
         #expect(gauge(RequestTelemetry.connectionsLabel) == 1)  // the stalled connection closed, a new one opened
+        manager.invalidateSession(cancelingTasks: true)
+        #expect(await eventually { gauge(RequestTelemetry.connectionsLabel) == 0 })
     }
 
     @Test func aClientSpanPerRequestWithItsContextInTheHeaders() async throws {

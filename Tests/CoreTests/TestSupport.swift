@@ -1,3 +1,4 @@
+import MetricsTestKit
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -43,4 +44,18 @@ func complete(_ manager: URLSessionManager, _ request: URLRequest,
 func makeHTTPManager(baseURL: URL?) -> HTTPSessionManager {
     HTTPSessionManager(baseURL: baseURL, sessionConfiguration: .ephemeral,
                        requestSerializer: FormURLEncodingRequestSerializer(), responseSerializer: HTTPResponseSerializer())
+}
+
+/// `manager`'s open-connections gauge, reported to a metrics factory of its own: the engine's count of
+/// its sockets (libcurl's open and close callbacks keep it). Tests of descriptor leaks read this, not
+/// the process's descriptor count, which moves with every test running beside them.
+struct ConnectionGauge {
+    private let metrics = TestMetrics()
+
+    init(_ manager: URLSessionManager) {
+        manager.updateSettings { [metrics] in $0.observability.metricsFactory = metrics }
+    }
+
+    /// The last value reported (nil before the first).
+    var open: Double? { (try? metrics.expectGauge(RequestTelemetry.connectionsLabel))?.lastValue }
 }

@@ -460,6 +460,8 @@ final class SessionEngine: @unchecked Sendable {
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
+        // The connections closed with the multi handle: the gauges say so (0 open, 0 waiting).
+        reportGauges()
         events?.engineDidInvalidate()
     }
 }
