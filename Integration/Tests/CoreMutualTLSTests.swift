@@ -45,6 +45,9 @@ struct CoreMutualTLSTests {
                                                         + read(files.client.privateKey)),
             "DER leaf and key": try ClientIdentity(derCertificate: read(files.client.der), derPrivateKey: read(files.clientKeyDER)),
             "PKCS#12": try ClientIdentity(pkcs12: read(files.clientPKCS12), passphrase: files.clientPKCS12Passphrase),
+            // The seam's own value (AFProtocols), made without AFSecurity: PEM taken as given.
+            "PEM values": ClientIdentity(certificateChainPEM: try read(files.client.servedChain!),
+                                         privateKeyPEM: try read(files.client.privateKey)),
         ]
         for (name, identity) in identities {
             let manager = try manager(servers, identity)

@@ -4,7 +4,6 @@
 // CURLOPT_SSL_CTX_FUNCTION. Swift cannot call C variadic functions, so every option type gets one.
 #include <curl/curl.h>
 #include <stddef.h>
-#include "AFClientIdentity.h"
 
 /// The libcurl version number this process loaded (for diagnostics).
 unsigned int afc_curl_version_num(void);

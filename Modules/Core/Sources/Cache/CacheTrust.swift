@@ -83,7 +83,7 @@ struct CacheTrust: Sendable, Equatable {
         if let required = requirement.tls.maximum {
             guard let tlsMaximum, tlsMaximum <= required else { return false }
         }
-        guard clientCertificate == requirement.tls.identity?.material.certificateChainPEM else { return false }
+        guard clientCertificate == requirement.tls.identity?.certificateChainPEM else { return false }
         guard let policy = requirement.policy else { return policyEvaluatedChain == nil }
         guard let chain = policyEvaluatedChain, !chain.isEmpty else { return false }
         return policy.evaluate(ServerTrust(certificateChain: chain, host: host), forDomain: host)

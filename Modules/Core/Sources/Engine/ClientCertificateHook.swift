@@ -36,9 +36,8 @@ enum ClientCertificateHook {
         case .cancel:
             return AFC_IDENTITY_ANSWER_CANCEL
         case .present(let identity):
-            let material = identity.material
-            let presented = material.certificateChainPEM.withUnsafeBytes { chain in
-                material.privateKeyPEM.withUnsafeBytes { key in
+            let presented = identity.certificateChainPEM.withUnsafeBytes { chain in
+                identity.privateKeyPEM.withUnsafeBytes { key in
                     afc_identity_sink_present(sink, chain.baseAddress?.assumingMemoryBound(to: UInt8.self), chain.count,
                                               key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count)
                 }

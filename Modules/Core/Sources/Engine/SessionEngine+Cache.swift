@@ -115,7 +115,7 @@ extension SessionEngine {
                   !transfer.recordsPeerChain || transfer.peerChain != nil else { return }
             entry.trust = CacheTrust(policyEvaluatedChain: transfer.recordsPeerChain ? transfer.peerChain : nil,
                                      tlsMinimum: tls.minimum, tlsMaximum: tls.maximum,
-                                     clientCertificate: tls.identity?.material.certificateChainPEM)
+                                     clientCertificate: tls.identity?.certificateChainPEM)
         }
         guard let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
         cache.store(entry.annotating(chosen), for: url)

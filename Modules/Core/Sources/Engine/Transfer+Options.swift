@@ -333,7 +333,7 @@ extension Transfer {
     /// client identity (libcurl copies the PEM blobs).
     func configureTLS(_ tls: TLSOptions) {
         afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, TLSProtocolVersion.curlOption(minimum: tls.minimum, maximum: tls.maximum))
-        guard !tls.asksForIdentityPerChallenge, let identity = tls.identity?.material else { return }
+        guard !tls.asksForIdentityPerChallenge, let identity = tls.identity else { return }
         _ = identity.certificateChainPEM.withUnsafeBytes {
             afc_easy_setopt_blob(handle, CURLOPT_SSLCERT_BLOB, $0.baseAddress, $0.count)
         }

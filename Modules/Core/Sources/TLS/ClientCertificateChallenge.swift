@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A server asked for a client certificate during the TLS handshake (mutual TLS): what Apple's session
 /// delegates receive as a challenge whose method is `NSURLAuthenticationMethodClientCertificate`, which
-/// ``SessionManagerHooks/clientCertificateChallengeHandler`` answers with a ``ClientIdentity``.
+/// ``SessionManagerHooks/clientCertificateChallengeHandler`` answers with a `ClientIdentity`.
 ///
 /// A challenge comes once per connection: requests that reuse the connection (or that wait for it, over
 /// HTTP/2) are not asked again, as on Apple's platforms.

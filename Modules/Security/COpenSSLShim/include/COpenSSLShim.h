@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include "AFClientIdentity.h"
 
 /// Number of certificates in a STACK_OF(X509) (0 for NULL).
 int afs_x509_stack_count(const STACK_OF(X509) *stack);

@@ -4,15 +4,15 @@
 // one form the engine hands libcurl (CURLOPT_SSLCERT_BLOB and CURLOPT_SSLKEY_BLOB).
 #include <stddef.h>
 
-enum afc_identity_format { AFC_IDENTITY_PEM = 0, AFC_IDENTITY_DER = 1, AFC_IDENTITY_PKCS12 = 2 };
+enum afs_identity_format { AFS_IDENTITY_PEM = 0, AFS_IDENTITY_DER = 1, AFS_IDENTITY_PKCS12 = 2 };
 
-enum afc_identity_result {
-    AFC_IDENTITY_OK = 0,
-    AFC_IDENTITY_BAD_CERTIFICATE = 1,  // no certificate could be read
-    AFC_IDENTITY_BAD_KEY = 2,          // no private key could be read (or its passphrase is wrong)
-    AFC_IDENTITY_KEY_MISMATCH = 3,     // the key is not the certificate's
-    AFC_IDENTITY_BAD_PKCS12 = 4,       // not PKCS#12, or the passphrase is wrong
-    AFC_IDENTITY_NO_MEMORY = 5,
+enum afs_identity_result {
+    AFS_IDENTITY_OK = 0,
+    AFS_IDENTITY_BAD_CERTIFICATE = 1,  // no certificate could be read
+    AFS_IDENTITY_BAD_KEY = 2,          // no private key could be read (or its passphrase is wrong)
+    AFS_IDENTITY_KEY_MISMATCH = 3,     // the key is not the certificate's
+    AFS_IDENTITY_BAD_PKCS12 = 4,       // not PKCS#12, or the passphrase is wrong
+    AFS_IDENTITY_NO_MEMORY = 5,
 };
 
 /// The identity as PEM: the leaf then any chain certificates, and the unencrypted private key.
@@ -21,16 +21,16 @@ typedef struct {
     size_t certificates_length;
     char *key;
     size_t key_length;
-} afc_identity_pem;
+} afs_identity_pem;
 
 /// Reads `certificate` in `certificate_format` (PEM: the leaf, then optional chain certificates, and the
 /// key too when `key` is NULL; DER: one certificate; PKCS#12: leaf, key and chain, `key` ignored) and the
 /// private key in `key_format` (PEM or DER, PKCS#8 or traditional), decrypting with `passphrase` (may be
-/// NULL). On success fills `out`, which the caller frees with afc_identity_pem_free.
-int afc_identity_to_pem(const unsigned char *certificate, size_t certificate_length, int certificate_format,
+/// NULL). On success fills `out`, which the caller frees with afs_identity_pem_free.
+int afs_identity_to_pem(const unsigned char *certificate, size_t certificate_length, int certificate_format,
                         const unsigned char *key, size_t key_length, int key_format, const char *passphrase,
-                        afc_identity_pem *out);
+                        afs_identity_pem *out);
 
-void afc_identity_pem_free(afc_identity_pem *identity);
+void afs_identity_pem_free(afs_identity_pem *identity);
 
 #endif

@@ -18,7 +18,7 @@ static EVP_PKEY *read_key(const unsigned char *bytes, size_t length, int format,
     BIO *bio = BIO_new_mem_buf(bytes, (int)length);
     if (!bio) return NULL;
     EVP_PKEY *key = NULL;
-    if (format == AFC_IDENTITY_PEM) {
+    if (format == AFS_IDENTITY_PEM) {
         key = passphrase ? PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)passphrase)
                          : PEM_read_bio_PrivateKey(bio, NULL, no_prompt, NULL);
     } else {
@@ -49,27 +49,27 @@ static char *copy_out(BIO *bio, size_t *length) {
     return copy;
 }
 
-int afc_identity_to_pem(const unsigned char *certificate, size_t certificate_length, int certificate_format,
+int afs_identity_to_pem(const unsigned char *certificate, size_t certificate_length, int certificate_format,
                         const unsigned char *key_bytes, size_t key_length, int key_format, const char *passphrase,
-                        afc_identity_pem *out) {
+                        afs_identity_pem *out) {
     memset(out, 0, sizeof(*out));
     X509 *leaf = NULL;
     STACK_OF(X509) *chain = NULL;
     EVP_PKEY *key = NULL;
-    int result = AFC_IDENTITY_OK;
+    int result = AFS_IDENTITY_OK;
 
-    if (certificate_format == AFC_IDENTITY_PKCS12) {
+    if (certificate_format == AFS_IDENTITY_PKCS12) {
         BIO *bio = BIO_new_mem_buf(certificate, (int)certificate_length);
         PKCS12 *p12 = bio ? d2i_PKCS12_bio(bio, NULL) : NULL;
         if (bio) BIO_free(bio);
         if (!p12 || PKCS12_parse(p12, passphrase ? passphrase : "", &key, &leaf, &chain) != 1 || !leaf || !key) {
-            result = AFC_IDENTITY_BAD_PKCS12;
+            result = AFS_IDENTITY_BAD_PKCS12;
         }
         if (p12) PKCS12_free(p12);
     } else {
         BIO *bio = BIO_new_mem_buf(certificate, (int)certificate_length);
-        if (!bio) return AFC_IDENTITY_NO_MEMORY;
-        if (certificate_format == AFC_IDENTITY_PEM) {
+        if (!bio) return AFS_IDENTITY_NO_MEMORY;
+        if (certificate_format == AFS_IDENTITY_PEM) {
             leaf = PEM_read_bio_X509(bio, NULL, no_prompt, NULL);
             if (leaf) {
                 chain = sk_X509_new_null();
@@ -83,17 +83,17 @@ int afc_identity_to_pem(const unsigned char *certificate, size_t certificate_len
         }
         BIO_free(bio);
         if (!leaf) {
-            result = AFC_IDENTITY_BAD_CERTIFICATE;
+            result = AFS_IDENTITY_BAD_CERTIFICATE;
         } else if (key_bytes) {
             key = read_key(key_bytes, key_length, key_format, passphrase);
-        } else if (certificate_format == AFC_IDENTITY_PEM) {
-            key = read_key(certificate, certificate_length, AFC_IDENTITY_PEM, passphrase);
+        } else if (certificate_format == AFS_IDENTITY_PEM) {
+            key = read_key(certificate, certificate_length, AFS_IDENTITY_PEM, passphrase);
         }
-        if (result == AFC_IDENTITY_OK && !key) result = AFC_IDENTITY_BAD_KEY;
+        if (result == AFS_IDENTITY_OK && !key) result = AFS_IDENTITY_BAD_KEY;
     }
-    if (result == AFC_IDENTITY_OK && X509_check_private_key(leaf, key) != 1) result = AFC_IDENTITY_KEY_MISMATCH;
+    if (result == AFS_IDENTITY_OK && X509_check_private_key(leaf, key) != 1) result = AFS_IDENTITY_KEY_MISMATCH;
 
-    if (result == AFC_IDENTITY_OK) {
+    if (result == AFS_IDENTITY_OK) {
         BIO *certificates = BIO_new(BIO_s_mem());
         BIO *key_out = BIO_new(BIO_s_mem());
         int written = certificates && key_out && write_certificate(certificates, leaf);
@@ -106,8 +106,8 @@ int afc_identity_to_pem(const unsigned char *certificate, size_t certificate_len
             out->key = copy_out(key_out, &out->key_length);
         }
         if (!out->certificates || !out->key) {
-            afc_identity_pem_free(out);
-            result = AFC_IDENTITY_NO_MEMORY;
+            afs_identity_pem_free(out);
+            result = AFS_IDENTITY_NO_MEMORY;
         }
         if (certificates) BIO_free(certificates);
         if (key_out) BIO_free(key_out);
@@ -119,7 +119,7 @@ int afc_identity_to_pem(const unsigned char *certificate, size_t certificate_len
     return result;
 }
 
-void afc_identity_pem_free(afc_identity_pem *identity) {
+void afs_identity_pem_free(afs_identity_pem *identity) {
     if (identity->key) {
         OPENSSL_cleanse(identity->key, identity->key_length);
         free(identity->key);

@@ -1,37 +1,17 @@
-import CCurlShim
+import AFProtocols
+import COpenSSLShim
 import Foundation
 
-/// A TLS client identity (mutual TLS): a certificate, its chain and its private key, which a session
-/// presents when a server asks for a client certificate (``URLSessionManager/Settings/clientIdentity``).
-///
-/// Linux has no `SecIdentity`: this reads the identity with OpenSSL from PEM, DER or PKCS#12 bytes,
-/// checks that the key is the certificate's, and keeps it as PEM for libcurl. The private key stays in
-/// this process's memory, unencrypted, for as long as the identity lives (libcurl needs it for every
-/// handshake). Identities compare equal only to themselves (a copy of the same value), never by content.
-///
-/// Threading: an immutable value; safe from any thread.
-public struct ClientIdentity: Sendable, Hashable {
-    /// The identity as libcurl takes it. A class, so an identity is compared (and a reused connection
-    /// handle matched) by which one it is, without comparing key bytes.
-    final class Material: Sendable {
-        let certificateChainPEM: Data
-        let privateKeyPEM: Data
-
-        init(certificateChainPEM: Data, privateKeyPEM: Data) {
-            self.certificateChainPEM = certificateChainPEM
-            self.privateKeyPEM = privateKeyPEM
-        }
-    }
-
-    let material: Material
-
+/// Reading a `ClientIdentity` (AFProtocols) with OpenSSL: from PEM, DER or PKCS#12 bytes, the key
+/// checked to be the certificate's, kept as PEM for libcurl (Linux has no `SecIdentity`).
+extension ClientIdentity {
     /// Reads a PEM certificate (the leaf first, then any chain certificates to send with it) and a PEM
     /// private key (PKCS#8 or traditional; encrypted ones with `passphrase`). `privateKey` nil: the key
     /// is in `certificateChain` too.
     /// - Throws: ``ClientIdentityError`` when a part cannot be read or the key is not the certificate's.
     public init(pemCertificateChain certificateChain: Data, pemPrivateKey privateKey: Data? = nil,
                 passphrase: String? = nil) throws(ClientIdentityError) {
-        material = try Self.read(certificateChain, format: AFC_IDENTITY_PEM, key: privateKey, keyFormat: AFC_IDENTITY_PEM,
+        self = try Self.read(certificateChain, format: AFS_IDENTITY_PEM, key: privateKey, keyFormat: AFS_IDENTITY_PEM,
                                  passphrase: passphrase)
     }
 
@@ -40,7 +20,7 @@ public struct ClientIdentity: Sendable, Hashable {
     /// - Throws: ``ClientIdentityError`` when a part cannot be read or the key is not the certificate's.
     public init(derCertificate certificate: Data, derPrivateKey privateKey: Data,
                 passphrase: String? = nil) throws(ClientIdentityError) {
-        material = try Self.read(certificate, format: AFC_IDENTITY_DER, key: privateKey, keyFormat: AFC_IDENTITY_DER,
+        self = try Self.read(certificate, format: AFS_IDENTITY_DER, key: privateKey, keyFormat: AFS_IDENTITY_DER,
                                  passphrase: passphrase)
     }
 
@@ -49,16 +29,13 @@ public struct ClientIdentity: Sendable, Hashable {
     ///   passphrase, ``ClientIdentityError/Reason/keyDoesNotMatchCertificate`` for a bundle whose key is
     ///   not its certificate's.
     public init(pkcs12 bundle: Data, passphrase: String) throws(ClientIdentityError) {
-        material = try Self.read(bundle, format: AFC_IDENTITY_PKCS12, key: nil, keyFormat: AFC_IDENTITY_PEM,
+        self = try Self.read(bundle, format: AFS_IDENTITY_PKCS12, key: nil, keyFormat: AFS_IDENTITY_PEM,
                                  passphrase: passphrase)
     }
 
-    public static func == (lhs: ClientIdentity, rhs: ClientIdentity) -> Bool { lhs.material === rhs.material }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(material)) }
-
-    private static func read(_ certificate: Data, format: afc_identity_format, key: Data?, keyFormat: afc_identity_format,
-                             passphrase: String?) throws(ClientIdentityError) -> Material {
-        var pem = afc_identity_pem()
+    private static func read(_ certificate: Data, format: afs_identity_format, key: Data?, keyFormat: afs_identity_format,
+                             passphrase: String?) throws(ClientIdentityError) -> ClientIdentity {
+        var pem = afs_identity_pem()
         let result: Int32 = certificate.withUnsafeBytes { certificateBytes in
             func convert(_ keyBytes: UnsafeRawBufferPointer?) -> Int32 {
                 let keyPointer = keyBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -67,31 +44,31 @@ public struct ClientIdentity: Sendable, Hashable {
                     ?? UnsafePointer(bitPattern: 1)
                 if let passphrase {
                     return passphrase.withCString { pass in
-                        afc_identity_to_pem(certificatePointer, certificateBytes.count, Int32(format.rawValue),
+                        afs_identity_to_pem(certificatePointer, certificateBytes.count, Int32(format.rawValue),
                                             keyPointer, keyLength, Int32(keyFormat.rawValue), pass, &pem)
                     }
                 }
-                return afc_identity_to_pem(certificatePointer, certificateBytes.count, Int32(format.rawValue),
+                return afs_identity_to_pem(certificatePointer, certificateBytes.count, Int32(format.rawValue),
                                            keyPointer, keyLength, Int32(keyFormat.rawValue), nil, &pem)
             }
             guard let key else { return convert(nil) }
             return key.withUnsafeBytes { convert($0) }
         }
-        defer { afc_identity_pem_free(&pem) }
+        defer { afs_identity_pem_free(&pem) }
         switch Int(result) {
-        case Int(AFC_IDENTITY_OK.rawValue):
-            return Material(certificateChainPEM: Data(bytes: pem.certificates, count: pem.certificates_length),
-                            privateKeyPEM: Data(bytes: pem.key, count: pem.key_length))
-        case Int(AFC_IDENTITY_BAD_CERTIFICATE.rawValue): throw ClientIdentityError(.unreadableCertificate)
-        case Int(AFC_IDENTITY_BAD_KEY.rawValue): throw ClientIdentityError(.unreadablePrivateKey)
-        case Int(AFC_IDENTITY_KEY_MISMATCH.rawValue): throw ClientIdentityError(.keyDoesNotMatchCertificate)
-        case Int(AFC_IDENTITY_BAD_PKCS12.rawValue): throw ClientIdentityError(.unreadablePKCS12)
+        case Int(AFS_IDENTITY_OK.rawValue):
+            return ClientIdentity(certificateChainPEM: Data(bytes: pem.certificates, count: pem.certificates_length),
+                                  privateKeyPEM: Data(bytes: pem.key, count: pem.key_length))
+        case Int(AFS_IDENTITY_BAD_CERTIFICATE.rawValue): throw ClientIdentityError(.unreadableCertificate)
+        case Int(AFS_IDENTITY_BAD_KEY.rawValue): throw ClientIdentityError(.unreadablePrivateKey)
+        case Int(AFS_IDENTITY_KEY_MISMATCH.rawValue): throw ClientIdentityError(.keyDoesNotMatchCertificate)
+        case Int(AFS_IDENTITY_BAD_PKCS12.rawValue): throw ClientIdentityError(.unreadablePKCS12)
         default: throw ClientIdentityError(.outOfMemory)
         }
     }
 }
 
-/// Why a ``ClientIdentity`` could not be made.
+/// Why a `ClientIdentity` could not be read.
 public struct ClientIdentityError: Error, Hashable, LocalizedError {
     /// What was wrong.
     public enum Reason: Sendable, Hashable {
