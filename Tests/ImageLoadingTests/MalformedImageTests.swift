@@ -40,7 +40,11 @@ struct MalformedImageTests {
     @Test func unknownFormatAndEmptyData() {
         #expect(throws: ImageDecodingError.empty) { try ImageDecoder.decode(Data()) }
         #expect(throws: ImageDecodingError.unsupportedFormat) { try ImageDecoder.decode(Data("<html>not an image</html>".utf8)) }
-        #expect(throws: ImageDecodingError.unsupportedFormat) { try ImageDecoder.decode(Data([0x42, 0x4D, 0, 0])) }
+        #expect(throws: ImageDecodingError.unsupportedFormat) { try ImageDecoder.decode(Data([0x7F, 0x45, 0x4C, 0x46])) }
+        // "BM" is a bitmap's signature: four bytes of one are a truncated BMP.
+        #expect(throws: ImageDecodingError.truncated(format: .bmp, reason: "file header ends early")) {
+            try ImageDecoder.decode(Data([0x42, 0x4D, 0, 0]))
+        }
     }
 
     @Test func pngWithBadIDATChecksumIsCorrupt() throws {

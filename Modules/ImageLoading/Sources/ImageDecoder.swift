@@ -2,8 +2,8 @@ import CImageCodecs
 import Dispatch
 import Foundation
 
-/// Decodes PNG (libpng), JPEG (libjpeg-turbo) and the first frame of GIF (our LZW decoder) to an
-/// RGBA8 ``Image``.
+/// Decodes PNG (libpng), JPEG (libjpeg-turbo), the first frame of GIF (our LZW decoder), BMP and ICO
+/// (our decoders: ``ImageFormat/bmp``, ``ImageFormat/ico``) to an RGBA8 ``Image``.
 ///
 /// Threading: stateless; call from any thread (decoding is CPU work: keep it off the main queue, as
 /// the response serializer does by running on the session's processing queue).
@@ -19,6 +19,25 @@ public enum ImageDecoder {
                               options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageDecodingError) -> Image {
         guard !data.isEmpty else { throw .empty }
         guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
+        switch format {
+        case .bmp:
+            let (size, bytes) = try withBytes(of: data) { raw throws(ImageDecodingError) in
+                try BMPDecoder.decode(raw, maximumPixelCount: options.maximumPixelCount)
+            }
+            return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
+        case .ico:
+            let entry = try withBytes(of: data) { raw throws(ImageDecodingError) in try ICODecoder.chosenEntry(raw) }
+            let entryData = data.subdata(in: (data.startIndex + entry.lowerBound)..<(data.startIndex + entry.upperBound))
+            if try withBytes(of: entryData, { raw throws(ImageDecodingError) in ICODecoder.holdsPNG(raw) }) {
+                return try decode(entryData, scale: scale, options: options)
+            }
+            let (size, bytes) = try withBytes(of: entryData) { raw throws(ImageDecodingError) in
+                try BMPDecoder.decodeIconEntry(raw, maximumPixelCount: options.maximumPixelCount)
+            }
+            return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
+        case .png, .gif, .jpeg:
+            break
+        }
         let limit = UInt64(max(0, options.maximumPixelCount))
         var result = afi_result()
         var pixels: UnsafeMutablePointer<UInt8>?
@@ -32,6 +51,8 @@ public enum ImageDecoder {
                 return afi_png_decode(base, raw.count, limit, &pixels, &result)
             case .gif:
                 return afi_gif_decode(base, raw.count, limit, &pixels, &result)
+            case .bmp, .ico:
+                return AFI_CORRUPT  // decoded above
             case .jpeg:
                 var eighths: UInt32 = 8
                 if let target = options.targetSize {
@@ -50,8 +71,15 @@ public enum ImageDecoder {
         let size = PixelSize(width: Int(result.width), height: Int(result.height))
         let byteCount = size.width * size.height * 4
         // The buffer came from malloc in the C decoder; Data takes ownership and frees it.
-        var bytes = Data(bytesNoCopy: pixels, count: byteCount, deallocator: .free)
+        let bytes = Data(bytesNoCopy: pixels, count: byteCount, deallocator: .free)
+        return fitted(bytes, size: size, encodedSize: encodedSize, scale: scale, options: options)
+    }
 
+    /// The decoded `bytes` of `size` as an image, downsampled to fit `options.targetSize` when set
+    /// (fitted to `encodedSize`, the size before any reduced decode, and never enlarged).
+    private static func fitted(_ bytes: Data, size: PixelSize, encodedSize: PixelSize?, scale: Double,
+                               options: ImageDecodingOptions) -> Image {
+        var bytes = bytes
         var final = size
         if let target = options.targetSize {
             final = target.fitting(encodedSize ?? size)
@@ -62,6 +90,15 @@ public enum ImageDecoder {
             }
         }
         return Image(width: final.width, height: final.height, scale: scale, bytes: bytes)
+    }
+
+    /// Runs `body` over `data`'s bytes, keeping its typed error.
+    private static func withBytes<Result>(of data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageDecodingError) -> Result)
+        throws(ImageDecodingError) -> Result {
+        let outcome: Swift.Result<Result, ImageDecodingError> = data.withUnsafeBytes { raw in
+            do throws(ImageDecodingError) { return .success(try body(raw)) } catch { return .failure(error) }
+        }
+        return try outcome.get()
     }
 
     /// Decodes `data` on `queue` (default a global user-initiated queue), off the caller's thread.
@@ -110,6 +147,16 @@ public enum ImageDecoder {
             }
             try check(status, result: result, format: .jpeg, limit: Int.max)
             return PixelSize(width: Int(result.width), height: Int(result.height))
+        case .bmp:
+            return try withBytes(of: data) { raw throws(ImageDecodingError) in try BMPDecoder.size(of: raw) }
+        case .ico:
+            let entry = try withBytes(of: data) { raw throws(ImageDecodingError) in try ICODecoder.chosenEntry(raw) }
+            let entryData = data.subdata(in: (data.startIndex + entry.lowerBound)..<(data.startIndex + entry.upperBound))
+            let dibSize = try withBytes(of: entryData) { raw throws(ImageDecodingError) -> PixelSize? in
+                ICODecoder.holdsPNG(raw) ? nil : try ICODecoder.dibSize(raw)
+            }
+            if let dibSize { return dibSize }
+            return try encodedSize(of: entryData)
         }
     }
 

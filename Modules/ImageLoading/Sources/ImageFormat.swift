@@ -9,6 +9,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     /// GIF 87a/89a, first frame.
     case gif
+    /// Windows bitmap (BMP): palette, 16, 24 and 32-bit, bit fields, RLE4/RLE8 (our decoder).
+    case bmp
+    /// Windows icon or cursor (ICO, CUR): the largest entry, a BMP with its mask or a PNG (our decoder).
+    case ico
 
     /// The format `data` starts with, or `nil` when no decoder here reads it.
     public init?(sniffing data: Data) {
@@ -19,6 +23,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             self = .jpeg
         } else if prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8)) {
             self = .gif
+        } else if prefix.starts(with: Array("BM".utf8)) {
+            self = .bmp
+        } else if prefix.count >= 6, prefix.starts(with: [0, 0]), prefix[2] == 1 || prefix[2] == 2, prefix[3] == 0,
+                  prefix[4] != 0 || prefix[5] != 0 {
+            // Reserved 0, type 1 (icon) or 2 (cursor), at least one image.
+            self = .ico
         } else {
             return nil
         }
