@@ -75,12 +75,14 @@ let package = Package(
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
 
-        // MARK: Image loading on libpng and libjpeg-turbo
+        // MARK: Image loading on libpng, libjpeg-turbo and libtiff
         .systemLibrary(name: "CLibPNG", path: "Modules/ImageLoading/CLibPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CLibJPEG", path: "Modules/ImageLoading/CLibJPEG", pkgConfig: "libjpeg",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG"], path: "Modules/ImageLoading/CImageCodecs"),
+        .systemLibrary(name: "CLibTIFF", path: "Modules/ImageLoading/CLibTIFF", pkgConfig: "libtiff-4",
+                       providers: [.apt(["libtiff-dev"])]),
+        .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG", "CLibTIFF"], path: "Modules/ImageLoading/CImageCodecs"),
         .target(name: "AFImageLoading", dependencies: ["AFProtocols", "CImageCodecs"],
                 path: "Modules/ImageLoading/Sources"),
 

@@ -24,6 +24,11 @@ public struct ServedFiles: Sendable {
     public let oneGibibyteOfZeros: ServedFile
     /// `/images/logo.png`: a copy of `Tests/ImageLoadingTests/Fixtures/logo.png`.
     public let logoPNG: ServedFile
+    /// `/images/sample.tif`, `.bmp` and `.ico`: copies of the fixtures of those names (2x2, 3x2 and a
+    /// two-entry icon whose larger entry is 2x2).
+    public let sampleTIFF: ServedFile
+    public let sampleBMP: ServedFile
+    public let sampleICO: ServedFile
     /// `/images/photo.jpg`: a 64x48 baseline JPEG (quality 90) of a colour gradient, made by cjpeg.
     public let photoJPEG: ServedFile
     /// `/images/gradient.png`: a 32x32 8-bit RGBA PNG whose alpha falls from 255 to 0 left to right.
@@ -45,6 +50,9 @@ public struct ServedFiles: Sendable {
         hundredMegabytes = file("/files/100m.bin")
         oneGibibyteOfZeros = file("/files/1g-zeros.bin")
         logoPNG = file("/images/logo.png")
+        sampleTIFF = file("/images/sample.tif")
+        sampleBMP = file("/images/sample.bmp")
+        sampleICO = file("/images/sample.ico")
         photoJPEG = file("/images/photo.jpg")
         gradientPNG = file("/images/gradient.png")
     }
@@ -67,9 +75,11 @@ public struct ServedFiles: Sendable {
             let zeros = try FileHandle(forWritingTo: files.oneGibibyteOfZeros.localURL)
             defer { try? zeros.close() }
             try zeros.truncate(atOffset: UInt64(oneGibibyteByteCount))
-            try fileManager.copyItem(
-                at: locations.repositoryRoot.appendingPathComponent("Tests/ImageLoadingTests/Fixtures/logo.png"),
-                to: files.logoPNG.localURL)
+            let fixtures = locations.repositoryRoot.appendingPathComponent("Tests/ImageLoadingTests/Fixtures")
+            for (name, served) in [("logo.png", files.logoPNG), ("sample.tif", files.sampleTIFF),
+                                   ("sample.bmp", files.sampleBMP), ("sample.ico", files.sampleICO)] {
+                try fileManager.copyItem(at: fixtures.appendingPathComponent(name), to: served.localURL)
+            }
         } catch {
             throw .setupFailed(step: "writing the served files into \(files.root.path)", reason: "\(error)")
         }

@@ -345,6 +345,20 @@ import Testing
         #expect(written == original)
     }
 
+    /// Every type AFNetworking's image serializer accepts decodes: TIFF, BMP and ICO besides PNG, JPEG and GIF.
+    @Test func tiffBMPAndICODecodeThroughTheDownloader() async throws {
+        let servers = try await IntegrationServers.shared()
+        for (file, type, size) in [(servers.files.sampleTIFF, "image/tiff", "2x2"), (servers.files.sampleBMP, "image/bmp", "3x2"),
+                                   (servers.files.sampleICO, "image/x-icon", "2x2")] {
+            let url = servers.nginx.httpURL(file.urlPath).absoluteString
+            let result = try await af(["image", url])
+            #expect(result.exitCode == 0, "\(text(result.stderr))")
+            let line = text(result.stdout)
+            #expect(line.hasPrefix("\(url): \(size) pixels, "), "\(line)")
+            #expect(line.hasSuffix(" ms, downloaded and decoded (\(type), HTTP 200)\n"), "\(line)")
+        }
+    }
+
     @Test func corruptImageFailsWithoutCrashing() async throws {
         let servers = try await IntegrationServers.shared()
         // 1k.bin is random bytes served as application/octet-stream: refused, exit 1, no crash.

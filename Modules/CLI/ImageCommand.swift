@@ -6,7 +6,7 @@ import Foundation
 /// given twice is answered the second time by its memory cache) and prints size, time and source.
 struct ImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "image",
-                                                    abstract: "Download and decode images (PNG, JPEG, GIF, BMP, ICO) through the image downloader and its cache.")
+                                                    abstract: "Download and decode images (PNG, JPEG, GIF, TIFF, BMP, ICO) through the image downloader and its cache.")
 
     @Argument(help: "Image URLs; repeat one to see the cache answer.") var urls: [String]
     @Option(name: .long, help: "Write the (last) decoded image to this file as PNG.") var out: String?

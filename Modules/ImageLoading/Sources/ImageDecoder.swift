@@ -2,8 +2,8 @@ import CImageCodecs
 import Dispatch
 import Foundation
 
-/// Decodes PNG (libpng), JPEG (libjpeg-turbo), the first frame of GIF (our LZW decoder), BMP and ICO
-/// (our decoders: ``ImageFormat/bmp``, ``ImageFormat/ico``) to an RGBA8 ``Image``.
+/// Decodes PNG (libpng), JPEG (libjpeg-turbo), the first page of TIFF (libtiff), the first frame of GIF
+/// (our LZW decoder), BMP and ICO (our decoders) to an RGBA8 ``Image``.
 ///
 /// Threading: stateless; call from any thread (decoding is CPU work: keep it off the main queue, as
 /// the response serializer does by running on the session's processing queue).
@@ -35,7 +35,7 @@ public enum ImageDecoder {
                 try BMPDecoder.decodeIconEntry(raw, maximumPixelCount: options.maximumPixelCount)
             }
             return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
-        case .png, .gif, .jpeg:
+        case .png, .gif, .jpeg, .tiff:
             break
         }
         let limit = UInt64(max(0, options.maximumPixelCount))
@@ -51,6 +51,8 @@ public enum ImageDecoder {
                 return afi_png_decode(base, raw.count, limit, &pixels, &result)
             case .gif:
                 return afi_gif_decode(base, raw.count, limit, &pixels, &result)
+            case .tiff:
+                return afi_tiff_decode(base, raw.count, limit, &pixels, &result)
             case .bmp, .ico:
                 return AFI_CORRUPT  // decoded above
             case .jpeg:
@@ -146,6 +148,13 @@ public enum ImageDecoder {
                 afi_jpeg_read_size(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, &result)
             }
             try check(status, result: result, format: .jpeg, limit: Int.max)
+            return PixelSize(width: Int(result.width), height: Int(result.height))
+        case .tiff:
+            var result = afi_result()
+            let status = data.withUnsafeBytes { raw in
+                afi_tiff_read_size(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, &result)
+            }
+            try check(status, result: result, format: .tiff, limit: Int.max)
             return PixelSize(width: Int(result.width), height: Int(result.height))
         case .bmp:
             return try withBytes(of: data) { raw throws(ImageDecodingError) in try BMPDecoder.size(of: raw) }

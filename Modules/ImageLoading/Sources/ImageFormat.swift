@@ -9,6 +9,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     /// GIF 87a/89a, first frame.
     case gif
+    /// TIFF, first page (libtiff), BigTIFF included.
+    case tiff
     /// Windows bitmap (BMP): palette, 16, 24 and 32-bit, bit fields, RLE4/RLE8 (our decoder).
     case bmp
     /// Windows icon or cursor (ICO, CUR): the largest entry, a BMP with its mask or a PNG (our decoder).
@@ -23,6 +25,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             self = .jpeg
         } else if prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8)) {
             self = .gif
+        } else if prefix.starts(with: [0x49, 0x49, 0x2A, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
+                    || prefix.starts(with: [0x49, 0x49, 0x2B, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
+            // "II*\0" / "MM\0*", and BigTIFF's "II+\0" / "MM\0+".
+            self = .tiff
         } else if prefix.starts(with: Array("BM".utf8)) {
             self = .bmp
         } else if prefix.count >= 6, prefix.starts(with: [0, 0]), prefix[2] == 1 || prefix[2] == 2, prefix[3] == 0,

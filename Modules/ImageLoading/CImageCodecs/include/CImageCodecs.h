@@ -1,7 +1,8 @@
 #ifndef AF_CIMAGECODECS_H
 #define AF_CIMAGECODECS_H
 // libpng and libjpeg report errors by longjmp, which Swift cannot catch: decoding runs here, in C,
-// and returns a status code instead. The GIF decoder lives here too so all three share one contract.
+// and returns a status code instead. The GIF decoder and libtiff's reader live here too so all share
+// one contract.
 //
 // Contract of every afi_*_decode function:
 // - input: `data`/`length` (never read past), `max_pixels` (width * height of the encoded image
@@ -57,6 +58,14 @@ afi_status afi_jpeg_read_size(const uint8_t *data, size_t length, afi_result *re
 afi_status afi_gif_read_size(const uint8_t *data, size_t length, afi_result *result);
 afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
                           uint8_t **out_pixels, afi_result *result);
+
+/// The size of a TIFF's first page without decoding pixels.
+afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *result);
+/// Decodes a TIFF's first page with libtiff (strips or tiles; none, LZW, PackBits, Deflate, JPEG, CCITT
+/// and the other compressions libtiff reads; 1-16 bits per sample; bilevel, grayscale, palette, RGB(A),
+/// CMYK, YCbCr) to RGBA8 with straight alpha. libtiff's own allocations are bounded by the pixel limit.
+afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+                           uint8_t **out_pixels, afi_result *result);
 
 /// Resamples an RGBA8 image to a smaller size with an alpha-weighted box filter: each destination
 /// pixel averages the source pixels its area covers. `dst` holds dst_width * dst_height * 4 bytes;

@@ -1,0 +1,124 @@
+import AFImageLoading
+import Foundation
+import Testing
+
+/// A baseline TIFF, little- or big-endian: one IFD of `fields` (tag, type, values), sorted by tag, with
+/// values that do not fit in four bytes placed after it, then `strips` (StripOffsets and
+/// StripByteCounts are filled in). Types: 3 SHORT, 4 LONG.
+private func tiff(bigEndian: Bool = false, _ fields: [(tag: Int, type: Int, values: [Int])], strips: [[UInt8]]) -> Data {
+    func field(_ value: Int, _ size: Int) -> [UInt8] {
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        return bigEndian ? bytes.reversed() : bytes
+    }
+    var all = fields + [(tag: 273, type: 4, values: [Int](repeating: 0, count: strips.count)),
+                        (tag: 279, type: 4, values: strips.map(\.count))]
+    all.sort { $0.tag < $1.tag }
+    let ifdSize = 2 + all.count * 12 + 4
+    var external: [UInt8] = []
+    var stripStart = 8 + ifdSize + all.reduce(0) { total, entry in
+        let size = entry.values.count * (entry.type == 3 ? 2 : 4)
+        return total + (size > 4 ? size : 0)
+    }
+    var stripOffsets: [Int] = []
+    for strip in strips {
+        stripOffsets.append(stripStart)
+        stripStart += strip.count
+    }
+    var ifd = field(all.count, 2)
+    for var entry in all {
+        if entry.tag == 273 { entry.values = stripOffsets }
+        let unit = entry.type == 3 ? 2 : 4
+        let encoded = entry.values.flatMap { field($0, unit) }
+        ifd += field(entry.tag, 2) + field(entry.type, 2) + field(entry.values.count, 4)
+        if encoded.count <= 4 {
+            ifd += encoded + [UInt8](repeating: 0, count: 4 - encoded.count)
+        } else {
+            ifd += field(8 + ifdSize + external.count, 4)
+            external += encoded
+        }
+    }
+    ifd += field(0, 4)
+    let header: [UInt8] = bigEndian ? [0x4D, 0x4D, 0, 42] + field(8, 4) : [0x49, 0x49, 42, 0] + field(8, 4)
+    return Data(header + ifd + external + strips.flatMap { $0 })
+}
+
+private func pixels(_ image: Image) -> [[UInt8]] {
+    (0..<image.height).flatMap { y in
+        (0..<image.width).map { x in
+            let pixel = image.pixel(x: x, y: y)
+            return [pixel.red, pixel.green, pixel.blue, pixel.alpha]
+        }
+    }
+}
+
+/// Width, length, bits per sample, compression, photometric, samples per pixel, rows per strip.
+private func baseline(_ width: Int, _ height: Int, bits: [Int], compression: Int = 1, photometric: Int,
+                      rowsPerStrip: Int? = nil) -> [(tag: Int, type: Int, values: [Int])] {
+    [(256, 4, [width]), (257, 4, [height]), (258, 3, bits), (259, 3, [compression]), (262, 3, [photometric]),
+     (277, 3, [bits.count]), (278, 4, [rowsPerStrip ?? height])]
+}
+
+@Suite("TIFF decoding (libtiff)")
+struct TIFFDecodingTests {
+    @Test func rgbInStripsLittleAndBigEndian() throws {
+        // 2x2 RGB, one row per strip: red, green / blue, white.
+        let rows: [[UInt8]] = [[255, 0, 0, 0, 255, 0], [0, 0, 255, 255, 255, 255]]
+        for bigEndian in [false, true] {
+            let data = tiff(bigEndian: bigEndian, baseline(2, 2, bits: [8, 8, 8], photometric: 2, rowsPerStrip: 1), strips: rows)
+            #expect(ImageFormat(sniffing: data) == .tiff)
+            #expect(try ImageDecoder.encodedSize(of: data) == PixelSize(width: 2, height: 2))
+            let image = try ImageDecoder.decode(data)
+            #expect(pixels(image) == [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 255, 255]],
+                    "big-endian: \(bigEndian)")
+        }
+    }
+
+    @Test func grayscalePaletteAndBilevel() throws {
+        // 8-bit BlackIsZero: 0, 128, 255.
+        let gray = tiff(baseline(3, 1, bits: [8], photometric: 1), strips: [[0, 128, 255]])
+        #expect(pixels(try ImageDecoder.decode(gray)) == [[0, 0, 0, 255], [128, 128, 128, 255], [255, 255, 255, 255]])
+        // 1-bit WhiteIsZero: bits 1 0 1 are black, white, black.
+        let bilevel = tiff(baseline(3, 1, bits: [1], photometric: 0), strips: [[0b1010_0000]])
+        #expect(pixels(try ImageDecoder.decode(bilevel)) == [[0, 0, 0, 255], [255, 255, 255, 255], [0, 0, 0, 255]])
+        // 2-bit palette: the colour map holds 16-bit reds, then greens, then blues.
+        let map = [65535, 0, 0, 0] + [0, 65535, 0, 0] + [0, 0, 65535, 0]
+        let palette = tiff(baseline(3, 1, bits: [2], photometric: 3) + [(320, 3, map)], strips: [[0b0001_1000]])
+        #expect(pixels(try ImageDecoder.decode(palette)) == [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]])
+    }
+
+    @Test func packBitsAndUnassociatedAlpha() throws {
+        // PackBits: a run of 4 copies of 200, then 2 literal bytes 10, 20 (6 gray pixels in one row).
+        let packed = tiff(baseline(6, 1, bits: [8], compression: 32773, photometric: 1), strips: [[0xFD, 200, 0x01, 10, 20]])
+        #expect(pixels(try ImageDecoder.decode(packed)).map { $0[0] } == [200, 200, 200, 200, 10, 20])
+        // RGBA with unassociated alpha (ExtraSamples = 2): opaque and fully transparent pixels come out as given.
+        let rgba = tiff(baseline(2, 1, bits: [8, 8, 8, 8], photometric: 2) + [(338, 3, [2])],
+                        strips: [[10, 20, 30, 255, 40, 50, 60, 0]])
+        #expect(pixels(try ImageDecoder.decode(rgba)) == [[10, 20, 30, 255], [0, 0, 0, 0]])
+    }
+
+    @Test func hostileTIFFsFailWithTheirReason() {
+        func failure(_ data: Data, limit: Int = ImageDecodingOptions.defaultMaximumPixelCount) -> ImageDecodingError? {
+            do { _ = try ImageDecoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: limit)); return nil } catch { return error }
+        }
+        // A header claiming 100,000 x 100,000 pixels in one strip: refused before any pixel memory.
+        let huge = tiff(baseline(100_000, 100_000, bits: [8], photometric: 1), strips: [[0]])
+        #expect(failure(huge) == .tooLarge(width: 100_000, height: 100_000,
+                                           maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount))
+        // One that libtiff itself cannot make sense of (2^31 rows in one strip) is corrupt, not a trap.
+        let absurd = tiff(baseline(1 << 31, 1 << 31, bits: [8], photometric: 1), strips: [[0]])
+        #expect(failure(absurd) == .corrupt(format: .tiff, reason: "Cannot handle zero number of strips"))
+        // Pixels cut short.
+        let full = tiff(baseline(64, 64, bits: [8], photometric: 1), strips: [[UInt8](repeating: 7, count: 64 * 64)])
+        let cut = full.prefix(full.count - 2000)
+        if case .truncated(format: .tiff, _)? = failure(Data(cut)) {} else { Issue.record("a cut TIFF: \(String(describing: failure(Data(cut))))") }
+        // Only a header.
+        if case .corrupt(format: .tiff, _)? = failure(Data([0x49, 0x49, 42, 0, 8, 0, 0, 0])) {} else {
+            Issue.record("a TIFF without a directory")
+        }
+        // Every prefix of a valid file fails cleanly (a typed error or, for the whole file, an image).
+        for length in stride(from: 4, to: full.count, by: 97) {
+            #expect(failure(Data(full.prefix(length))) != nil, "\(length) bytes")
+        }
+        #expect(failure(full) == nil)
+    }
+}
