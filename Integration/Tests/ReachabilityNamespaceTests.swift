@@ -81,11 +81,15 @@ struct ReachabilityNamespaceTests {
         #expect(try await probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         #expect(try await probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == notReachable)
+        // Every label sees the carrier go before it comes back (a label still evaluating the first change
+        // when the second arrives would see no change at all, and its history would end short).
+        #expect(try await probe.waitForStatus("address=0.0.0.0", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         mark = .now
         try lab.inPeer("link", "set", lab.peerInterface, "up")
         #expect(try await probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         #expect(try await probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
+        #expect(try await probe.waitForStatus("address=0.0.0.0", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
         // Once per change, block then notification, in order: the whole history, nothing extra.
         try await Task.sleep(for: .milliseconds(500))
