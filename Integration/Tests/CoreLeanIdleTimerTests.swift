@@ -63,18 +63,20 @@ struct CoreLeanIdleTimerTests {
     }
 
     @Test func anUploadThatKeepsSendingIsNotIdle() async throws {
-        // 48 MiB to a server reading 12 MiB a second, with a 2 s idle timer: about 4 s in which only the
+        // 64 MiB to a server reading 12 MiB a second, with a 3 s idle timer: over 5 s in which only the
         // body's reads show activity (the response comes at the end). The last bytes wait in loopback's
-        // socket buffers (a few MiB: well under 2 s at that rate) with nothing left to send.
+        // socket buffers with nothing left to send: up to about 10 MiB there (autotuned send and receive
+        // buffers), under a second at that rate, which a server slowed by a loaded machine may stretch:
+        // the timer leaves it 3 s (with 2 s, one run in a loaded CI timed out).
         let url = try await fault("/hostile/slow-sink", ["rate": String(12 << 20)])
-        let manager = session(idle: 2)
+        let manager = session(idle: 3)
         defer { manager.invalidateSession(cancelingTasks: true) }
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
         let start = ContinuousClock.now
-        let (data, response) = try await manager.session.upload(for: request, from: Data(count: 48 << 20))
+        let (data, response) = try await manager.session.upload(for: request, from: Data(count: 64 << 20))
         #expect(response.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"bytes\": \(48 << 20)"))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"bytes\": \(64 << 20)"))
         #expect(ContinuousClock.now - start > .seconds(3))
     }
 
