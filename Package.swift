@@ -75,14 +75,17 @@ let package = Package(
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
 
-        // MARK: Image loading on libpng, libjpeg-turbo and libtiff
+        // MARK: Image loading on libpng, libjpeg-turbo, libtiff and libwebp
         .systemLibrary(name: "CLibPNG", path: "Modules/ImageLoading/CLibPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CLibJPEG", path: "Modules/ImageLoading/CLibJPEG", pkgConfig: "libjpeg",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CLibTIFF", path: "Modules/ImageLoading/CLibTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"])]),
-        .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG", "CLibTIFF"], path: "Modules/ImageLoading/CImageCodecs"),
+        .systemLibrary(name: "CLibWebP", path: "Modules/ImageLoading/CLibWebP", pkgConfig: "libwebpdemux",
+                       providers: [.apt(["libwebp-dev"])]),
+        .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG", "CLibTIFF", "CLibWebP"],
+                path: "Modules/ImageLoading/CImageCodecs"),
         .target(name: "AFImageLoading", dependencies: ["AFProtocols", "CImageCodecs"],
                 path: "Modules/ImageLoading/Sources"),
 

@@ -24,9 +24,10 @@ public struct ServedFiles: Sendable {
     public let oneGibibyteOfZeros: ServedFile
     /// `/images/logo.png`: a copy of `Tests/ImageLoadingTests/Fixtures/logo.png`.
     public let logoPNG: ServedFile
-    /// `/images/sample.tif`, `.bmp` and `.ico`: copies of the fixtures of those names (2x2, 3x2 and a
-    /// two-entry icon whose larger entry is 2x2).
+    /// `/images/sample.tif`, `.bmp`, `.ico` and `/images/lossy.webp`: copies of the fixtures of those
+    /// names (2x2, 3x2, a two-entry icon whose larger entry is 2x2, and a 16x16 lossy WebP).
     public let sampleTIFF: ServedFile
+    public let sampleWebP: ServedFile
     public let sampleBMP: ServedFile
     public let sampleICO: ServedFile
     /// `/images/photo.jpg`: a 64x48 baseline JPEG (quality 90) of a colour gradient, made by cjpeg.
@@ -53,6 +54,7 @@ public struct ServedFiles: Sendable {
         sampleTIFF = file("/images/sample.tif")
         sampleBMP = file("/images/sample.bmp")
         sampleICO = file("/images/sample.ico")
+        sampleWebP = file("/images/lossy.webp")
         photoJPEG = file("/images/photo.jpg")
         gradientPNG = file("/images/gradient.png")
     }
@@ -77,7 +79,8 @@ public struct ServedFiles: Sendable {
             try zeros.truncate(atOffset: UInt64(oneGibibyteByteCount))
             let fixtures = locations.repositoryRoot.appendingPathComponent("Tests/ImageLoadingTests/Fixtures")
             for (name, served) in [("logo.png", files.logoPNG), ("sample.tif", files.sampleTIFF),
-                                   ("sample.bmp", files.sampleBMP), ("sample.ico", files.sampleICO)] {
+                                   ("sample.bmp", files.sampleBMP), ("sample.ico", files.sampleICO),
+                                   ("lossy.webp", files.sampleWebP)] {
                 try fileManager.copyItem(at: fixtures.appendingPathComponent(name), to: served.localURL)
             }
         } catch {

@@ -345,11 +345,12 @@ import Testing
         #expect(written == original)
     }
 
-    /// Every type AFNetworking's image serializer accepts decodes: TIFF, BMP and ICO besides PNG, JPEG and GIF.
-    @Test func tiffBMPAndICODecodeThroughTheDownloader() async throws {
+    /// Every type AFNetworking's image serializer accepts decodes: TIFF, BMP and ICO besides PNG, JPEG and
+    /// GIF; and WebP, which af image accepts too.
+    @Test func tiffWebPBMPAndICODecodeThroughTheDownloader() async throws {
         let servers = try await IntegrationServers.shared()
         for (file, type, size) in [(servers.files.sampleTIFF, "image/tiff", "2x2"), (servers.files.sampleBMP, "image/bmp", "3x2"),
-                                   (servers.files.sampleICO, "image/x-icon", "2x2")] {
+                                   (servers.files.sampleICO, "image/x-icon", "2x2"), (servers.files.sampleWebP, "image/webp", "16x16")] {
             let url = servers.nginx.httpURL(file.urlPath).absoluteString
             let result = try await af(["image", url])
             #expect(result.exitCode == 0, "\(text(result.stderr))")

@@ -2,17 +2,24 @@ import AFNetworking
 import ArgumentParser
 import Foundation
 
-/// `af image URL... [--out file.png]`: fetches images through the shared ImageDownloader (so a URL
-/// given twice is answered the second time by its memory cache) and prints size, time and source.
+/// `af image URL... [--out file.png]`: fetches images through an ImageDownloader like the shared one that
+/// also accepts image/webp (a URL given twice is answered the second time by its memory cache) and
+/// prints size, time and source.
 struct ImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "image",
-                                                    abstract: "Download and decode images (PNG, JPEG, GIF, TIFF, BMP, ICO) through the image downloader and its cache.")
+                                                    abstract: "Download and decode images (PNG, JPEG, GIF, TIFF, WebP, BMP, ICO) through the image downloader and its cache.")
 
     @Argument(help: "Image URLs; repeat one to see the cache answer.") var urls: [String]
     @Option(name: .long, help: "Write the (last) decoded image to this file as PNG.") var out: String?
 
     func run() async throws {
-        let downloader = ImageDownloader.default
+        // The default downloader's session and limits, with WebP accepted besides AFNetworking's types.
+        var serializer = ImageResponseSerializer()
+        serializer.acceptableContentTypes?.insert("image/webp")
+        let downloader = ImageDownloader(
+            sessionManager: URLSessionManager(sessionConfiguration: ImageDownloader.defaultURLSessionConfiguration(),
+                                              responseSerializer: serializer),
+            responseSerializer: serializer)
         // Quiesce the downloader's session before the process exits (see URLSessionManager.shutDown).
         let session = downloader.sessionManager as? URLSessionManager
         do {

@@ -2,8 +2,9 @@ import CImageCodecs
 import Dispatch
 import Foundation
 
-/// Decodes PNG (libpng), JPEG (libjpeg-turbo), the first page of TIFF (libtiff), the first frame of GIF
-/// (our LZW decoder), BMP and ICO (our decoders) to an RGBA8 ``Image``.
+/// Decodes PNG (libpng), JPEG (libjpeg-turbo), the first page of TIFF (libtiff), WebP (libwebp; an
+/// animation's first frame), the first frame of GIF (our LZW decoder), BMP and ICO (our decoders) to an
+/// RGBA8 ``Image``.
 ///
 /// Threading: stateless; call from any thread (decoding is CPU work: keep it off the main queue, as
 /// the response serializer does by running on the session's processing queue).
@@ -35,7 +36,7 @@ public enum ImageDecoder {
                 try BMPDecoder.decodeIconEntry(raw, maximumPixelCount: options.maximumPixelCount)
             }
             return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
-        case .png, .gif, .jpeg, .tiff:
+        case .png, .gif, .jpeg, .tiff, .webp:
             break
         }
         let limit = UInt64(max(0, options.maximumPixelCount))
@@ -53,6 +54,19 @@ public enum ImageDecoder {
                 return afi_gif_decode(base, raw.count, limit, &pixels, &result)
             case .tiff:
                 return afi_tiff_decode(base, raw.count, limit, &pixels, &result)
+            case .webp:
+                // libwebp scales a still image while decoding, to the fitted size itself.
+                var fittedSize = PixelSize(width: 0, height: 0)
+                if let target = options.targetSize {
+                    var header = afi_result()
+                    if afi_webp_read_size(base, raw.count, &header) == AFI_OK {
+                        let encoded = PixelSize(width: Int(header.width), height: Int(header.height))
+                        encodedSize = encoded
+                        fittedSize = target.fitting(encoded)
+                    }
+                }
+                return afi_webp_decode(base, raw.count, limit, UInt32(clamping: fittedSize.width),
+                                       UInt32(clamping: fittedSize.height), &pixels, &result)
             case .bmp, .ico:
                 return AFI_CORRUPT  // decoded above
             case .jpeg:
@@ -149,12 +163,13 @@ public enum ImageDecoder {
             }
             try check(status, result: result, format: .jpeg, limit: Int.max)
             return PixelSize(width: Int(result.width), height: Int(result.height))
-        case .tiff:
+        case .tiff, .webp:
             var result = afi_result()
             let status = data.withUnsafeBytes { raw in
-                afi_tiff_read_size(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, &result)
+                let base = raw.bindMemory(to: UInt8.self).baseAddress!
+                return format == .tiff ? afi_tiff_read_size(base, raw.count, &result) : afi_webp_read_size(base, raw.count, &result)
             }
-            try check(status, result: result, format: .tiff, limit: Int.max)
+            try check(status, result: result, format: format, limit: Int.max)
             return PixelSize(width: Int(result.width), height: Int(result.height))
         case .bmp:
             return try withBytes(of: data) { raw throws(ImageDecodingError) in try BMPDecoder.size(of: raw) }

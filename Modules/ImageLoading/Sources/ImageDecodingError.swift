@@ -8,7 +8,7 @@ import Foundation
 public enum ImageDecodingError: Error, Sendable, Equatable, CustomNSError, LocalizedError {
     /// The body was empty.
     case empty
-    /// The body is not PNG, JPEG, GIF, TIFF, BMP or ICO.
+    /// The body is not PNG, JPEG, GIF, TIFF, WebP, BMP or ICO.
     case unsupportedFormat
     /// The data ended before the image did.
     case truncated(format: ImageFormat?, reason: String)
@@ -31,7 +31,7 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomNSError, Local
     public var errorDescription: String? {
         switch self {
         case .empty: return "Image data is empty"
-        case .unsupportedFormat: return "Image data is not PNG, JPEG, GIF, TIFF, BMP or ICO"
+        case .unsupportedFormat: return "Image data is not PNG, JPEG, GIF, TIFF, WebP, BMP or ICO"
         case .truncated(let format, let reason): return "Truncated \(format?.rawValue.uppercased() ?? "image"): \(reason)"
         case .corrupt(let format, let reason): return "Corrupt \(format?.rawValue.uppercased() ?? "image"): \(reason)"
         case .tooLarge(let width, let height, let limit):

@@ -11,6 +11,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case gif
     /// TIFF, first page (libtiff), BigTIFF included.
     case tiff
+    /// WebP (libwebp): lossy, lossless, alpha; an animation's first frame. Not among AFNetworking's
+    /// acceptable content types: add `image/webp` to `ImageResponseSerializer.acceptableContentTypes`.
+    case webp
     /// Windows bitmap (BMP): palette, 16, 24 and 32-bit, bit fields, RLE4/RLE8 (our decoder).
     case bmp
     /// Windows icon or cursor (ICO, CUR): the largest entry, a BMP with its mask or a PNG (our decoder).
@@ -29,6 +32,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
                     || prefix.starts(with: [0x49, 0x49, 0x2B, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
             // "II*\0" / "MM\0*", and BigTIFF's "II+\0" / "MM\0+".
             self = .tiff
+        } else if data.count >= 12, prefix.starts(with: Array("RIFF".utf8)),
+                  data.dropFirst(8).prefix(4).elementsEqual(Array("WEBP".utf8)) {
+            self = .webp
         } else if prefix.starts(with: Array("BM".utf8)) {
             self = .bmp
         } else if prefix.count >= 6, prefix.starts(with: [0, 0]), prefix[2] == 1 || prefix[2] == 2, prefix[3] == 0,

@@ -45,7 +45,9 @@ public struct ImageResponseSerializer: ResponseSerializing, Hashable, Codable {
         self.decodingOptions = decodingOptions
     }
 
-    /// Acceptable MIME types (shorthand for `validation.acceptableContentTypes`).
+    /// Acceptable MIME types (shorthand for `validation.acceptableContentTypes`). Default AFNetworking's
+    /// (``defaultAcceptableContentTypes``), every one of which decodes; WebP decodes too but is not among
+    /// them: `acceptableContentTypes?.insert("image/webp")` accepts it.
     public var acceptableContentTypes: Set<String>? {
         get { validation.acceptableContentTypes }
         set { validation.acceptableContentTypes = newValue }

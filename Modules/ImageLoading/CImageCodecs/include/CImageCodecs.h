@@ -59,6 +59,14 @@ afi_status afi_gif_read_size(const uint8_t *data, size_t length, afi_result *res
 afi_status afi_gif_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
                           uint8_t **out_pixels, afi_result *result);
 
+/// The size of a WebP (an animation's canvas) without decoding pixels.
+afi_status afi_webp_read_size(const uint8_t *data, size_t length, afi_result *result);
+/// Decodes a WebP (lossy, lossless, alpha; an animation's first frame placed on its transparent canvas)
+/// to RGBA8. A still image is scaled by libwebp while decoding when `target_width` x `target_height`
+/// (0 x 0: none) is smaller than it; `result` then holds the scaled size.
+afi_status afi_webp_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t target_width,
+                           uint32_t target_height, uint8_t **out_pixels, afi_result *result);
+
 /// The size of a TIFF's first page without decoding pixels.
 afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *result);
 /// Decodes a TIFF's first page with libtiff (strips or tiles; none, LZW, PackBits, Deflate, JPEG, CCITT
