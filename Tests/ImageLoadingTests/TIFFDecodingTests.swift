@@ -2,10 +2,10 @@ import AFImageLoading
 import Foundation
 import Testing
 
-/// A baseline TIFF, little- or big-endian: one IFD of `fields` (tag, type, values), sorted by tag, with
+/// (Shared with ImageOrientationTests.) A baseline TIFF, little- or big-endian: one IFD of `fields` (tag, type, values), sorted by tag, with
 /// values that do not fit in four bytes placed after it, then `strips` (StripOffsets and
 /// StripByteCounts are filled in). Types: 3 SHORT, 4 LONG.
-private func tiff(bigEndian: Bool = false, _ fields: [(tag: Int, type: Int, values: [Int])], strips: [[UInt8]]) -> Data {
+func tiff(bigEndian: Bool = false, _ fields: [(tag: Int, type: Int, values: [Int])], strips: [[UInt8]]) -> Data {
     func field(_ value: Int, _ size: Int) -> [UInt8] {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
         return bigEndian ? bytes.reversed() : bytes
@@ -52,7 +52,7 @@ private func pixels(_ image: Image) -> [[UInt8]] {
 }
 
 /// Width, length, bits per sample, compression, photometric, samples per pixel, rows per strip.
-private func baseline(_ width: Int, _ height: Int, bits: [Int], compression: Int = 1, photometric: Int,
+func baseline(_ width: Int, _ height: Int, bits: [Int], compression: Int = 1, photometric: Int,
                       rowsPerStrip: Int? = nil) -> [(tag: Int, type: Int, values: [Int])] {
     [(256, 4, [width]), (257, 4, [height]), (258, 3, bits), (259, 3, [compression]), (262, 3, [photometric]),
      (277, 3, [bits.count]), (278, 4, [rowsPerStrip ?? height])]

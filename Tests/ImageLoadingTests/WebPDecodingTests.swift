@@ -6,7 +6,7 @@ import FoundationNetworking
 import Testing
 
 /// WebP through libwebp: the fixtures were written by libwebp's encoder, and the `.rgba` files beside
-/// the lossy ones hold libwebp's own decoded pixels (Scripts/fixtures/webp-fixtures.c makes both).
+/// the lossy ones hold libwebp's own decoded pixels (Fixtures/make_webp_fixtures.c makes both).
 @Suite("WebP decoding (libwebp)")
 struct WebPDecodingTests {
     private func fixture(_ name: String, _ ext: String) throws -> Data {

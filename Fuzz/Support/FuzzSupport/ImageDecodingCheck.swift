@@ -16,5 +16,10 @@ public func checkImageDecoding(_ data: UnsafePointer<UInt8>?, _ size: Int, signa
     if let image = try? ImageDecoder.decode(bytes, options: small) {
         precondition(image.width <= 7 && image.height <= 5, "downsampling exceeded its target")
     }
+    // The declared orientation applied, with the target bounding the upright image.
+    let upright = ImageDecodingOptions(maximumPixelCount: limit, targetSize: PixelSize(width: 7, height: 5), appliesOrientation: true)
+    if let image = try? ImageDecoder.decode(bytes, options: upright) {
+        precondition(image.width <= 7 && image.height <= 5 && image.orientation == .up, "an applied orientation exceeded its target")
+    }
     return 0
 }

@@ -136,7 +136,12 @@ afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixe
         TIFFClose(tif);
         return AFI_OUT_OF_MEMORY;
     }
-    int ok = TIFFReadRGBAImageOriented(tif, width, height, raster, ORIENTATION_TOPLEFT, 0);
+    // The pixels as stored, row 0 first: asked in the file's own orientation, libtiff flips nothing
+    // (ImageDecoder reads the Orientation tag itself and applies it when asked).
+    uint16_t orientation = ORIENTATION_TOPLEFT;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    if (orientation < ORIENTATION_TOPLEFT || orientation > ORIENTATION_LEFTBOT) orientation = ORIENTATION_TOPLEFT;
+    int ok = TIFFReadRGBAImageOriented(tif, width, height, raster, orientation, 0);
     TIFFClose(tif);
     if (!ok) {
         free(raster);

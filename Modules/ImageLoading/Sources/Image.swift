@@ -21,24 +21,31 @@ public struct Image: Sendable, Equatable, CustomStringConvertible {
     public let height: Int
     /// Pixels per point (AFNetworking's `imageScale`); 1 by default.
     public let scale: Double
+    /// How the pixels are meant to be shown (`UIImage.imageOrientation`): the orientation the encoded
+    /// image declared (EXIF), or `.up` once applied (``ImageDecodingOptions/appliesOrientation``).
+    /// `width`, `height` and `bytes` are the pixels as they are, not as shown.
+    public let orientation: ImageOrientation
     private let storage: PixelStorage
 
-    /// Creates an image from RGBA8 pixels.
+    /// Creates an image from RGBA8 pixels, shown with `orientation` (default `.up`).
     /// - Precondition: `bytes.count == width * height * 4`, `width, height >= 0`, `scale > 0`.
-    public init(width: Int, height: Int, scale: Double = 1, bytes: Data) {
+    public init(width: Int, height: Int, scale: Double = 1, bytes: Data, orientation: ImageOrientation = .up) {
         precondition(width >= 0 && height >= 0 && scale > 0, "invalid image geometry")
         precondition(bytes.count == width * height * 4, "RGBA8 pixel data must hold width * height * 4 bytes")
         self.width = width
         self.height = height
         self.scale = scale
+        self.orientation = orientation
         self.storage = PixelStorage(pixels: bytes)
     }
 
     /// A deferred image: `encoded` is decoded when `bytes` is first read.
-    init(deferredDecodingOf encoded: Data, width: Int, height: Int, scale: Double, options: ImageDecodingOptions) {
+    init(deferredDecodingOf encoded: Data, width: Int, height: Int, scale: Double, options: ImageDecodingOptions,
+         orientation: ImageOrientation) {
         self.width = width
         self.height = height
         self.scale = scale
+        self.orientation = orientation
         self.storage = PixelStorage(encoded: encoded, width: width, height: height, options: options)
     }
 
@@ -53,7 +60,7 @@ public struct Image: Sendable, Equatable, CustomStringConvertible {
     /// This image with its pixels decoded now. Throws the decoding error of a deferred image.
     public func inflated() throws(ImageDecodingError) -> Image {
         let pixels = try storage.decodedPixels()
-        return Image(width: width, height: height, scale: scale, bytes: pixels)
+        return Image(width: width, height: height, scale: scale, bytes: pixels, orientation: orientation)
     }
 
     /// The size in points: pixels divided by `scale`.
@@ -76,14 +83,16 @@ public struct Image: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Same size, scale and pixels.
+    /// Same size, scale, orientation and pixels.
     public static func == (lhs: Image, rhs: Image) -> Bool {
-        lhs.width == rhs.width && lhs.height == rhs.height && lhs.scale == rhs.scale
+        lhs.width == rhs.width && lhs.height == rhs.height && lhs.scale == rhs.scale && lhs.orientation == rhs.orientation
             && (lhs.storage === rhs.storage || lhs.bytes == rhs.bytes)
     }
 
-    /// `Image(<width>x<height> @<scale>x)`.
-    public var description: String { "Image(\(width)x\(height) @\(scale)x)" }
+    /// `Image(<width>x<height> @<scale>x)`, and the orientation when it is not `.up`.
+    public var description: String {
+        "Image(\(width)x\(height) @\(scale)x\(orientation == .up ? "" : ", \(orientation)"))"
+    }
 }
 
 /// One RGBA8 pixel (straight alpha).

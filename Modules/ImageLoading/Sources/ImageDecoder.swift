@@ -20,6 +20,24 @@ public enum ImageDecoder {
                               options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageDecodingError) -> Image {
         guard !data.isEmpty else { throw .empty }
         guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
+        let orientation = ImageOrientation.read(from: data, format: format)
+        let stored = try decodeStored(data, format: format, scale: scale, options: options.forStoredPixels(of: orientation))
+        guard options.appliesOrientation, orientation != .up else {
+            return Image(width: stored.width, height: stored.height, scale: scale, bytes: stored.bytes, orientation: orientation)
+        }
+        let (pixels, upright) = orientation.applied(to: stored.bytes, size: PixelSize(width: stored.width, height: stored.height))
+        return Image(width: upright.width, height: upright.height, scale: scale, bytes: pixels)
+    }
+
+    /// The orientation `data` declares (EXIF in a JPEG, PNG or WebP; a TIFF's tag), reading headers only;
+    /// `.up` when it declares none or is not an image this decoder reads.
+    public static func orientation(of data: Data) -> ImageOrientation {
+        ImageFormat(sniffing: data).map { ImageOrientation.read(from: data, format: $0) } ?? .up
+    }
+
+    /// Decodes the pixels as stored (orientation not applied).
+    private static func decodeStored(_ data: Data, format: ImageFormat, scale: Double,
+                                     options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         switch format {
         case .bmp:
             let (size, bytes) = try withBytes(of: data) { raw throws(ImageDecodingError) in

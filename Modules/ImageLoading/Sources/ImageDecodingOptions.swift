@@ -12,14 +12,39 @@ public struct ImageDecodingOptions: Sendable, Hashable, Codable {
     /// aspect ratio and never enlarging (JPEG decodes at a reduced DCT scale first, then a box filter
     /// reaches the exact size). Default `nil`: full size.
     public var targetSize: PixelSize?
+    /// Whether the pixels come out upright: the orientation the image declares (EXIF) applied, and
+    /// ``Image/orientation`` `.up`; ``targetSize`` then bounds the upright image. Default `false`: the
+    /// pixels as stored, with the declared orientation in ``Image/orientation`` (as UIKit keeps them).
+    public var appliesOrientation: Bool
 
     /// The default maximum pixel count: 64 Mi pixels.
     public static let defaultMaximumPixelCount = 64 * 1024 * 1024
 
-    /// Creates options; the defaults decode at full size with a 64 Mi pixel limit.
-    public init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, targetSize: PixelSize? = nil) {
+    /// Creates options; the defaults decode at full size, as stored, with a 64 Mi pixel limit.
+    public init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, targetSize: PixelSize? = nil,
+                appliesOrientation: Bool = false) {
         self.maximumPixelCount = maximumPixelCount
         self.targetSize = targetSize
+        self.appliesOrientation = appliesOrientation
+    }
+
+    private enum CodingKeys: String, CodingKey { case maximumPixelCount, targetSize, appliesOrientation }
+
+    /// Decodes options; archives written before ``appliesOrientation`` existed read it as `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maximumPixelCount = try container.decode(Int.self, forKey: .maximumPixelCount)
+        targetSize = try container.decodeIfPresent(PixelSize.self, forKey: .targetSize)
+        appliesOrientation = try container.decodeIfPresent(Bool.self, forKey: .appliesOrientation) ?? false
+    }
+
+    /// The options for the stored pixels of an image declaring `orientation`: with
+    /// ``appliesOrientation``, a target that bounds the upright image bounds the stored one turned.
+    func forStoredPixels(of orientation: ImageOrientation) -> ImageDecodingOptions {
+        guard appliesOrientation, orientation.swapsWidthAndHeight, let target = targetSize else { return self }
+        var options = self
+        options.targetSize = PixelSize(width: target.height, height: target.width)
+        return options
     }
 }
 

@@ -86,9 +86,13 @@ public struct ImageResponseSerializer: ResponseSerializing, Hashable, Codable {
               encoded.width <= Int(Int32.max), encoded.height <= Int(Int32.max) else {
             throw .tooLarge(width: encoded.width, height: encoded.height, maximumPixelCount: decodingOptions.maximumPixelCount)
         }
-        let size = decodingOptions.targetSize?.fitting(encoded) ?? encoded
+        // The size the decode will give: the stored pixels fitted, turned when the orientation is applied.
+        let orientation = ImageDecoder.orientation(of: data)
+        var size = decodingOptions.forStoredPixels(of: orientation).targetSize?.fitting(encoded) ?? encoded
+        let applies = decodingOptions.appliesOrientation && orientation != .up
+        if applies, orientation.swapsWidthAndHeight { size = PixelSize(width: size.height, height: size.width) }
         return Image(deferredDecodingOf: data, width: size.width, height: size.height, scale: imageScale,
-                     options: decodingOptions)
+                     options: decodingOptions, orientation: applies ? .up : orientation)
     }
 }
 
