@@ -11,7 +11,7 @@ script encoded, by the PNG and GIF specifications' rules, never by decoding with
 test. Only the standard library is used (zlib for PNG's deflate; the GIF LZW encoder is below).
 
 Usage: make_test_images.py OUTDIR            (the test images)
-       make_test_images.py --bench OUTDIR    (4000x3000 bench.png and bench.jpg)
+       make_test_images.py --bench OUTDIR    (4000x3000 bench.png, .jpg, .webp, .bmp and .tif)
 """
 import os
 import struct
@@ -397,6 +397,53 @@ def bench_images(out):
         for row in rows:
             f.write(row)
     subprocess.run(["cjpeg", "-quality", "85", "-outfile", os.path.join(out, "bench.jpg"), ppm], check=True)
+    # The same pixels as WebP (cwebp -q 85, lossy), an uncompressed BMP (24-bit, bottom-up) and a TIFF
+    # (RGB in 16-row strips, written here uncompressed, then LZW-compressed by tiffcp).
+    subprocess.run(["cwebp", "-quiet", "-q", "85", ppm, "-o", os.path.join(out, "bench.webp")], check=True)
+    stride = (width * 3 + 3) // 4 * 4
+    with open(os.path.join(out, "bench.bmp"), "wb") as f:
+        f.write(b"BM" + struct.pack("<IHHI", 54 + stride * height, 0, 0, 54))
+        f.write(struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, stride * height, 2835, 2835, 0, 0))
+        padding = b"\x00" * (stride - width * 3)
+        for row in reversed(rows):
+            bgr = bytearray(row)
+            bgr[0::3], bgr[2::3] = row[2::3], row[0::3]
+            f.write(bytes(bgr) + padding)
+    plain = os.path.join(out, "bench-plain.tif")
+    rows_per_strip = 16
+    strips = [b"".join(rows[y:y + rows_per_strip]) for y in range(0, height, rows_per_strip)]
+    entries = [(256, 4, [width]), (257, 4, [height]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+               (273, 4, None), (277, 3, [3]), (278, 4, [rows_per_strip]), (279, 4, [len(x) for x in strips])]
+    ifd_size = 2 + len(entries) * 12 + 4
+    external = b""
+    external_start = 8 + ifd_size
+    values = {}
+    for tag, kind, vals in entries:
+        if vals is not None and len(vals) * (2 if kind == 3 else 4) > 4:
+            values[tag] = external_start + len(external)
+            external += b"".join(struct.pack("<H" if kind == 3 else "<I", v) for v in vals)
+    offsets_at = external_start + len(external)
+    external += b"\x00" * (4 * len(strips))
+    data_start = external_start + len(external)
+    strip_offsets, position = [], data_start
+    for strip in strips:
+        strip_offsets.append(position)
+        position += len(strip)
+    external = external[:offsets_at - external_start] + b"".join(struct.pack("<I", o) for o in strip_offsets)
+    ifd = struct.pack("<H", len(entries))
+    for tag, kind, vals in entries:
+        if tag == 273:
+            ifd += struct.pack("<HHII", tag, 4, len(strips), offsets_at)
+        elif tag in values:
+            ifd += struct.pack("<HHII", tag, kind, len(vals), values[tag])
+        else:
+            packed = b"".join(struct.pack("<H" if kind == 3 else "<I", v) for v in vals)
+            ifd += struct.pack("<HHI", tag, kind, len(vals)) + packed.ljust(4, b"\x00")
+    ifd += struct.pack("<I", 0)
+    with open(plain, "wb") as f:
+        f.write(b"II*\x00" + struct.pack("<I", 8) + ifd + external + b"".join(strips))
+    subprocess.run(["tiffcp", "-c", "lzw", plain, os.path.join(out, "bench.tif")], check=True)
+    os.remove(plain)
     os.remove(ppm)
 
 
