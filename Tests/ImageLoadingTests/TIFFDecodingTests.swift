@@ -96,6 +96,57 @@ struct TIFFDecodingTests {
         #expect(pixels(try ImageDecoder.decode(rgba)) == [[10, 20, 30, 255], [0, 0, 0, 0]])
     }
 
+    /// libtiff's own writer (tiffcp, from libtiff-tools) recompresses an image we wrote uncompressed:
+    /// every lossless compression and tiling decodes to exactly the same pixels; JPEG (in YCbCr, tiffcp's
+    /// default) stays close to them.
+    @Test func libtiffsCompressionsAndTilesGiveTheSamePixels() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-tiff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func recompressed(_ source: Data, _ arguments: [String]) throws -> Data {
+            let input = directory.appendingPathComponent("in.tif"), output = directory.appendingPathComponent("out.tif")
+            try source.write(to: input)
+            try? FileManager.default.removeItem(at: output)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/tiffcp")
+            process.arguments = arguments + [input.path, output.path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "tiffcp \(arguments)")
+            return try Data(contentsOf: output)
+        }
+        // 37x29 RGB with every byte different from its neighbours.
+        let (width, height) = (37, 29)
+        let rows = (0..<height).map { y in (0..<width * 3).map { UInt8(truncatingIfNeeded: $0 * 7 + y * 13) } }
+        let rgb = tiff(baseline(width, height, bits: [8, 8, 8], photometric: 2), strips: [rows.flatMap { $0 }])
+        let reference = try ImageDecoder.decode(rgb)
+        let tiles = ["-t", "-w", "16", "-l", "16"]
+        for arguments in [["-c", "lzw"], ["-c", "zip"], ["-c", "packbits"], ["-c", "lzw"] + tiles, ["-c", "zip"] + tiles] {
+            let image = try ImageDecoder.decode(try recompressed(rgb, arguments))
+            #expect(image == reference, "\(arguments)")
+        }
+        let jpeg = try ImageDecoder.decode(try recompressed(rgb, ["-c", "jpeg:95"]))
+        #expect("\(jpeg.width)x\(jpeg.height)" == "37x29")
+        let difference = zip(jpeg.bytes, reference.bytes).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+        #expect(Double(difference) / Double(width * height * 3) < 12, "mean difference \(Double(difference) / Double(width * height * 3))")
+        // Bilevel through CCITT Group 3 and Group 4.
+        let bits = (0..<height).map { y in (0..<(width + 7) / 8).map { UInt8(truncatingIfNeeded: $0 * 37 + y * 11) } }
+        let bilevel = tiff(baseline(width, height, bits: [1], photometric: 0), strips: [bits.flatMap { $0 }])
+        let plainBilevel = try ImageDecoder.decode(bilevel)
+        for arguments in [["-c", "g3"], ["-c", "g4"]] {
+            #expect(try ImageDecoder.decode(try recompressed(bilevel, arguments)) == plainBilevel, "\(arguments)")
+        }
+    }
+
+    @Test func sixteenBitsAndCMYK() throws {
+        // 16-bit RGB scaled to 8 bits as libtiff rounds, (v + 128) / 257: 0x1234 -> 18, 0xABCD -> 171, 0x00FF -> 1.
+        let sixteen = tiff(baseline(1, 1, bits: [16, 16, 16], photometric: 2), strips: [[0x34, 0x12, 0xCD, 0xAB, 0xFF, 0x00]])
+        #expect(pixels(try ImageDecoder.decode(sixteen)) == [[18, 171, 1, 255]])
+        // CMYK (separated, InkSet CMYK): libtiff's (255 - K) * (255 - C) / 255 per channel: 200 * 155 / 255 = 121.
+        let cmyk = tiff(baseline(2, 1, bits: [8, 8, 8, 8], photometric: 5), strips: [[0, 255, 255, 0, 100, 0, 50, 55]])
+        #expect(pixels(try ImageDecoder.decode(cmyk)) == [[255, 0, 0, 255], [121, 200, 160, 255]])
+    }
+
     @Test func hostileTIFFsFailWithTheirReason() {
         func failure(_ data: Data, limit: Int = ImageDecodingOptions.defaultMaximumPixelCount) -> ImageDecodingError? {
             do { _ = try ImageDecoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: limit)); return nil } catch { return error }
