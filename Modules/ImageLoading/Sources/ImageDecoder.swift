@@ -25,7 +25,8 @@ public enum ImageDecoder {
         guard options.appliesOrientation, orientation != .up else {
             return Image(width: stored.width, height: stored.height, scale: scale, bytes: stored.bytes, orientation: orientation)
         }
-        let (pixels, upright) = orientation.applied(to: stored.bytes, size: PixelSize(width: stored.width, height: stored.height))
+        guard let (pixels, upright) = orientation.applied(to: stored.bytes, size: PixelSize(width: stored.width, height: stored.height))
+        else { throw .outOfMemory }
         return Image(width: upright.width, height: upright.height, scale: scale, bytes: pixels)
     }
 

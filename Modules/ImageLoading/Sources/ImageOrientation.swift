@@ -44,11 +44,13 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// `pixels` (RGBA8, `size`) turned upright, and the upright size.
-    func applied(to pixels: Data, size: PixelSize) -> (Data, PixelSize) {
+    /// `pixels` (RGBA8, `size`) turned upright, and the upright size; nil when the memory for them
+    /// cannot be had (calloc, as the decoders allocate: a typed error for the caller, not a trap).
+    func applied(to pixels: Data, size: PixelSize) -> (Data, PixelSize)? {
         guard self != .up else { return (pixels, size) }
         let upright = swapsWidthAndHeight ? PixelSize(width: size.height, height: size.width) : size
-        var output = Data(count: pixels.count)
+        guard let memory = calloc(max(pixels.count, 1), 1) else { return nil }
+        var output = Data(bytesNoCopy: memory, count: pixels.count, deallocator: .free)
         pixels.withUnsafeBytes { (source: UnsafeRawBufferPointer) in
             output.withUnsafeMutableBytes { (target: UnsafeMutableRawBufferPointer) in
                 for y in 0..<upright.height {
