@@ -24,15 +24,6 @@ private func exifTIFF(_ value: Int) -> [UInt8] {
     [0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(value), 0, 0, 0, 0, 0, 0, 0]
 }
 
-private func crc32(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
-}
-
 private func bigEndian32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - $0 * 8)) } }
 
 @Suite("EXIF orientation")
@@ -88,7 +79,7 @@ struct ImageOrientationTests {
         var png = [UInt8](TestImages.logoData)
         let idat = try #require((8..<(png.count - 4)).first { png[$0..<($0 + 4)].elementsEqual(Array("IDAT".utf8)) }) - 4
         let chunk = Array("eXIf".utf8) + exifTIFF(3)
-        png.insert(contentsOf: bigEndian32(chunk.count - 4) + chunk + bigEndian32(Int(crc32(chunk))), at: idat)
+        png.insert(contentsOf: bigEndian32(chunk.count - 4) + chunk + bigEndian32(Int(TestImages.crc32(chunk))), at: idat)
         #expect(ImageDecoder.orientation(of: Data(png)) == .down)
         let logo = try ImageDecoder.decode(TestImages.logoData)
         let down = try ImageDecoder.decode(Data(png), options: ImageDecodingOptions(appliesOrientation: true))

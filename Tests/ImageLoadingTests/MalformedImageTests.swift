@@ -94,7 +94,7 @@ struct MalformedImageTests {
         let side: [UInt8] = [0x00, 0x01, 0x86, 0xA0]
         bytes.replaceSubrange(16..<20, with: side)
         bytes.replaceSubrange(20..<24, with: side)
-        let crc = crc32(Array(bytes[12..<29]))
+        let crc = TestImages.crc32(Array(bytes[12..<29]))
         bytes.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
         #expect(throws: ImageDecodingError.tooLarge(width: 100_000, height: 100_000,
                                                     maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
@@ -125,12 +125,4 @@ struct MalformedImageTests {
         return (0...(haystack.count - needle.count)).first { Array(haystack[$0..<$0 + needle.count]) == needle }
     }
 
-    private func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
 }

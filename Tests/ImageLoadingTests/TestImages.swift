@@ -41,6 +41,16 @@ enum TestImages {
             .map { String($0.dropLast(ext.count + 1)) }.sorted()
     }
 
+    /// PNG's chunk CRC (CRC-32, ISO 3309), for tests that write or damage chunks.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
     static func data(_ name: String, _ ext: String) throws -> Data {
         try Data(contentsOf: generated.appendingPathComponent("\(name).\(ext)"))
     }
