@@ -108,6 +108,10 @@ struct ImageOrientationTests {
         let options = ImageDecodingOptions(targetSize: PixelSize(width: 2, height: 2), appliesOrientation: true)
         let fitted = try ImageDecoder.decode(data, options: options)
         #expect("\(fitted.width)x\(fitted.height)" == "1x2")
+        // Downsampled and turned in one pass: the stored image fitted to the turned target (2x1), turned right.
+        let storedFit = try ImageDecoder.decode(data, options: ImageDecodingOptions(targetSize: PixelSize(width: 2, height: 2)))
+        #expect("\(storedFit.width)x\(storedFit.height)" == "2x1")
+        #expect(rgba(fitted) == [rgba(storedFit)[0], rgba(storedFit)[1]])
         var serializer = ImageResponseSerializer()
         serializer.automaticallyInflatesResponseImage = false
         serializer.decodingOptions = ImageDecodingOptions(appliesOrientation: true)

@@ -21,13 +21,12 @@ public enum ImageDecoder {
         guard !data.isEmpty else { throw .empty }
         guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
         let orientation = ImageOrientation.read(from: data, format: format)
-        let stored = try decodeStored(data, format: format, scale: scale, options: options.forStoredPixels(of: orientation))
-        guard options.appliesOrientation, orientation != .up else {
-            return Image(width: stored.width, height: stored.height, scale: scale, bytes: stored.bytes, orientation: orientation)
-        }
-        guard let (pixels, upright) = orientation.applied(to: stored.bytes, size: PixelSize(width: stored.width, height: stored.height))
-        else { throw .outOfMemory }
-        return Image(width: upright.width, height: upright.height, scale: scale, bytes: pixels)
+        // Applied, the orientation turns the pixels in the downsampling pass (fitted(...)).
+        let turning: ImageOrientation = options.appliesOrientation ? orientation : .up
+        let image = try decodeStored(data, format: format, scale: scale, options: options.forStoredPixels(of: orientation),
+                                     turning: turning)
+        guard turning == .up, orientation != .up else { return image }
+        return Image(width: image.width, height: image.height, scale: scale, bytes: image.bytes, orientation: orientation)
     }
 
     /// The orientation `data` declares (EXIF in a JPEG, PNG or WebP; a TIFF's tag), reading headers only;
@@ -36,15 +35,15 @@ public enum ImageDecoder {
         ImageFormat(sniffing: data).map { ImageOrientation.read(from: data, format: $0) } ?? .up
     }
 
-    /// Decodes the pixels as stored (orientation not applied).
+    /// Decodes the pixels, fitted to the target and turned upright by `turning` (`.up`: as stored).
     private static func decodeStored(_ data: Data, format: ImageFormat, scale: Double,
-                                     options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+                                     options: ImageDecodingOptions, turning: ImageOrientation) throws(ImageDecodingError) -> Image {
         switch format {
         case .bmp:
             let (size, bytes) = try withBytes(of: data) { raw throws(ImageDecodingError) in
                 try BMPDecoder.decode(raw, maximumPixelCount: options.maximumPixelCount)
             }
-            return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
+            return try fitted(bytes, size: size, encodedSize: size, scale: scale, options: options, turning: turning)
         case .ico:
             let entry = try withBytes(of: data) { raw throws(ImageDecodingError) in try ICODecoder.chosenEntry(raw) }
             let entryData = data.subdata(in: (data.startIndex + entry.lowerBound)..<(data.startIndex + entry.upperBound))
@@ -54,7 +53,7 @@ public enum ImageDecoder {
             let (size, bytes) = try withBytes(of: entryData) { raw throws(ImageDecodingError) in
                 try BMPDecoder.decodeIconEntry(raw, maximumPixelCount: options.maximumPixelCount)
             }
-            return fitted(bytes, size: size, encodedSize: size, scale: scale, options: options)
+            return try fitted(bytes, size: size, encodedSize: size, scale: scale, options: options, turning: turning)
         case .png, .gif, .jpeg, .tiff, .webp:
             break
         }
@@ -107,24 +106,32 @@ public enum ImageDecoder {
         let byteCount = size.width * size.height * 4
         // The buffer came from malloc in the C decoder; Data takes ownership and frees it.
         let bytes = Data(bytesNoCopy: pixels, count: byteCount, deallocator: .free)
-        return fitted(bytes, size: size, encodedSize: encodedSize, scale: scale, options: options)
+        return try fitted(bytes, size: size, encodedSize: encodedSize, scale: scale, options: options, turning: turning)
     }
 
     /// The decoded `bytes` of `size` as an image, downsampled to fit `options.targetSize` when set
-    /// (fitted to `encodedSize`, the size before any reduced decode, and never enlarged).
+    /// (fitted to `encodedSize`, the size before any reduced decode, and never enlarged) and turned
+    /// upright by `turning`, both in one pass over the pixels.
     private static func fitted(_ bytes: Data, size: PixelSize, encodedSize: PixelSize?, scale: Double,
-                               options: ImageDecodingOptions) -> Image {
-        var bytes = bytes
+                               options: ImageDecodingOptions, turning: ImageOrientation) throws(ImageDecodingError) -> Image {
         var final = size
         if let target = options.targetSize {
             final = target.fitting(encodedSize ?? size)
             // Never enlarge what the decoder produced (a reduced JPEG decode is at least `final`).
             final = PixelSize(width: min(final.width, size.width), height: min(final.height, size.height))
-            if final != size {
-                bytes = downsample(bytes, from: size, to: final)
-            }
         }
-        return Image(width: final.width, height: final.height, scale: scale, bytes: bytes)
+        guard final != size || turning != .up else { return Image(width: size.width, height: size.height, scale: scale, bytes: bytes) }
+        // calloc, as the decoders allocate: a typed error rather than a trap when memory cannot be had.
+        guard let memory = calloc(final.width * final.height * 4, 1) else { throw .outOfMemory }
+        bytes.withUnsafeBytes { source in
+            afi_box_downsample_oriented(source.bindMemory(to: UInt8.self).baseAddress!, UInt32(size.width), UInt32(size.height),
+                                        memory.assumingMemoryBound(to: UInt8.self), UInt32(final.width), UInt32(final.height),
+                                        UInt32(turning.rawValue))
+        }
+        // Wrapped once written: Data keeps a few bytes inline, copying them and freeing `memory` at once.
+        let output = Data(bytesNoCopy: memory, count: final.width * final.height * 4, deallocator: .free)
+        let upright = turning.swapsWidthAndHeight ? PixelSize(width: final.height, height: final.width) : final
+        return Image(width: upright.width, height: upright.height, scale: scale, bytes: output)
     }
 
     /// Runs `body` over `data`'s bytes, keeping its typed error.
@@ -216,16 +223,6 @@ public enum ImageDecoder {
         return 8
     }
 
-    private static func downsample(_ source: Data, from: PixelSize, to: PixelSize) -> Data {
-        var destination = Data(count: to.width * to.height * 4)
-        source.withUnsafeBytes { src in
-            destination.withUnsafeMutableBytes { dst in
-                afi_box_downsample(src.bindMemory(to: UInt8.self).baseAddress!, UInt32(from.width), UInt32(from.height),
-                                   dst.bindMemory(to: UInt8.self).baseAddress!, UInt32(to.width), UInt32(to.height))
-            }
-        }
-        return destination
-    }
 
     private static func check(_ status: afi_status, result: afi_result, format: ImageFormat,
                               limit: Int) throws(ImageDecodingError) {

@@ -29,44 +29,6 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     /// Whether the upright image is the stored one's height wide (EXIF 5-8).
     public var swapsWidthAndHeight: Bool { rawValue >= 5 }
 
-    /// The stored pixel shown at (`x`, `y`) of the upright image, whose width and height are `width`
-    /// and `height` after any swap; stored is `storedWidth` x `storedHeight`.
-    func storedPosition(ofUpright x: Int, _ y: Int, storedWidth: Int, storedHeight: Int) -> (x: Int, y: Int) {
-        switch self {
-        case .up: (x, y)
-        case .upMirrored: (storedWidth - 1 - x, y)
-        case .down: (storedWidth - 1 - x, storedHeight - 1 - y)
-        case .downMirrored: (x, storedHeight - 1 - y)
-        case .leftMirrored: (y, x)
-        case .right: (y, storedHeight - 1 - x)
-        case .rightMirrored: (storedWidth - 1 - y, storedHeight - 1 - x)
-        case .left: (storedWidth - 1 - y, x)
-        }
-    }
-
-    /// `pixels` (RGBA8, `size`) turned upright, and the upright size; nil when the memory for them
-    /// cannot be had (calloc, as the decoders allocate: a typed error for the caller, not a trap).
-    func applied(to pixels: Data, size: PixelSize) -> (Data, PixelSize)? {
-        guard self != .up else { return (pixels, size) }
-        let upright = swapsWidthAndHeight ? PixelSize(width: size.height, height: size.width) : size
-        guard let memory = calloc(max(pixels.count, 1), 1) else { return nil }
-        var output = Data(bytesNoCopy: memory, count: pixels.count, deallocator: .free)
-        pixels.withUnsafeBytes { (source: UnsafeRawBufferPointer) in
-            output.withUnsafeMutableBytes { (target: UnsafeMutableRawBufferPointer) in
-                for y in 0..<upright.height {
-                    for x in 0..<upright.width {
-                        let stored = storedPosition(ofUpright: x, y, storedWidth: size.width, storedHeight: size.height)
-                        let from = (stored.y * size.width + stored.x) * 4
-                        let to = (y * upright.width + x) * 4
-                        target.storeBytes(of: source.loadUnaligned(fromByteOffset: from, as: UInt32.self),
-                                          toByteOffset: to, as: UInt32.self)
-                    }
-                }
-            }
-        }
-        return (output, upright)
-    }
-
     // MARK: Reading
 
     /// The orientation `data` (of `format`) declares; `.up` when it declares none or one out of range.

@@ -76,9 +76,11 @@ afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixe
                            uint8_t **out_pixels, afi_result *result);
 
 /// Resamples an RGBA8 image to a smaller size with an alpha-weighted box filter: each destination
-/// pixel averages the source pixels its area covers. `dst` holds dst_width * dst_height * 4 bytes;
-/// the destination must not be larger than the source in either dimension.
-void afi_box_downsample(const uint8_t *src, uint32_t src_width, uint32_t src_height,
-                        uint8_t *dst, uint32_t dst_width, uint32_t dst_height);
+/// pixel averages the source pixels its area covers, and is written where EXIF `orientation` (1-8;
+/// anything else is 1) shows it, so downsampling and turning upright take one pass. `dst` holds
+/// dst_width * dst_height * 4 bytes (dst_height wide for orientations 5-8); the destination must not be
+/// larger than the source in either dimension; with the source's size it only turns the image.
+void afi_box_downsample_oriented(const uint8_t *src, uint32_t src_width, uint32_t src_height,
+                                 uint8_t *dst, uint32_t dst_width, uint32_t dst_height, unsigned orientation);
 
 #endif
