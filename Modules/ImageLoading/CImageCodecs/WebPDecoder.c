@@ -38,15 +38,20 @@ static afi_status read_canvas(const uint8_t *data, size_t length, uint32_t *widt
     return AFI_OK;
 }
 
-afi_status afi_webp_read_size(const uint8_t *data, size_t length, afi_result *result) {
+/// Clears `result` and fills it with the canvas size; `animated` says whether it is an animation.
+static afi_status read_header(const uint8_t *data, size_t length, int *animated, afi_result *result) {
     memset(result, 0, sizeof(*result));
     uint32_t width = 0, height = 0;
-    int animated = 0;
-    afi_status status = read_canvas(data, length, &width, &height, &animated, result);
+    afi_status status = read_canvas(data, length, &width, &height, animated, result);
     if (status != AFI_OK) return status;
     result->width = width;
     result->height = height;
     return AFI_OK;
+}
+
+afi_status afi_webp_read_size(const uint8_t *data, size_t length, afi_result *result) {
+    int animated = 0;
+    return read_header(data, length, &animated, result);
 }
 
 /// Decodes `length` bytes of one WebP bitstream (or a still file) into `pixels` (RGBA, `stride` bytes a
@@ -73,14 +78,11 @@ static VP8StatusCode decode_into(const uint8_t *data, size_t length, uint8_t *pi
 
 afi_status afi_webp_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t target_width,
                            uint32_t target_height, uint8_t **out_pixels, afi_result *result) {
-    memset(result, 0, sizeof(*result));
     *out_pixels = NULL;
-    uint32_t width = 0, height = 0;
     int animated = 0;
-    afi_status status = read_canvas(data, length, &width, &height, &animated, result);
+    afi_status status = read_header(data, length, &animated, result);
     if (status != AFI_OK) return status;
-    result->width = width;
-    result->height = height;
+    uint32_t width = result->width, height = result->height;
     if (width == 0 || height == 0) return afi_fail(result, AFI_CORRUPT, "the WebP image is empty");
     if ((uint64_t)width * height > max_pixels) return AFI_TOO_LARGE;
     // A still image scales while it decodes; an animation's first frame is placed on its canvas at
