@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "AFProtocols", targets: ["AFProtocols"]),
         .library(name: "AFCore", targets: ["AFCore"]),
         .library(name: "AFInterceptors", targets: ["AFInterceptors"]),
+        .library(name: "AFObservability", targets: ["AFObservability"]),
         .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
         .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
         .library(name: "AFMultipart", targets: ["AFMultipart"]),
@@ -43,14 +44,17 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "AFCore", dependencies: [
             "AFProtocols", "CCurlShim",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Modules/Core/Sources"),
 
         // MARK: Plugins Core consults through AFProtocols' seams
         .target(name: "AFInterceptors", dependencies: ["AFProtocols"], path: "Modules/Interceptors"),
+        .target(name: "AFObservability", dependencies: [
+            "AFProtocols",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ], path: "Modules/Observability"),
 
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
@@ -92,9 +96,14 @@ let package = Package(
         // MARK: The composing layer: the 2.x operations on Core, the umbrella, and the tool
         // AFOperations builds on AFCore's engine (through `package` access), so it lives beside the umbrella,
         // the only other place that imports more than AFProtocols.
-        .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore"], path: "Modules/AFNetworking/Operations"),
+        // The plugins every composed manager gets (`SessionPlugins.standard`), defined once.
+        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability"],
+                path: "Modules/AFNetworking/StandardPlugins"),
+        .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
+                path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFOperations", "AFInterceptors", "AFRequestSerialization", "AFResponseSerialization",
+            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFInterceptors",
+            "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
         ], path: "Modules/AFNetworking/Umbrella"),
         .executableTarget(name: "af", dependencies: [
@@ -109,11 +118,15 @@ let package = Package(
         .testTarget(name: "AFCoreTests", dependencies: [
             // AFInterceptors: its interceptors are tested on Core's sessions here.
             "AFCore", "AFProtocols", "AFInterceptors", "LoopbackSupport",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], path: "Tests/CoreTests"),
+        // The standard observer on the umbrella's managers (the API users meet: `manager.logger`, ...).
+        .testTarget(name: "AFObservabilityTests", dependencies: [
+            "AFObservability", "AFNetworking", "LoopbackSupport",
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ], path: "Tests/CoreTests"),
+        ], path: "Tests/ObservabilityTests"),
         .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "LoopbackSupport"],
                     path: "Tests/OperationsTests"),
         .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization", "AFCore"],

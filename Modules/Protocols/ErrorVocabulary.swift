@@ -27,3 +27,11 @@ extension NSError {
         return chain
     }
 }
+
+/// The error domain of requests the engine refuses to send because a part of them would forge or break
+/// the request's lines on the wire (AFCore's `InvalidRequestError`, codes 1 to 3).
+public let InvalidRequestErrorDomain = "com.alamofire.error.request.invalid"
+
+/// userInfo key of a URL error's failing URL as a string: `NSURLErrorFailingURLStringErrorKey`'s value
+/// (the constant itself is deprecated in Foundation, but SPEC section 4 asks for the key).
+package let failingURLStringErrorKey = "NSErrorFailingURLStringKey"

@@ -1,4 +1,3 @@
-import MetricsTestKit
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -46,16 +45,28 @@ func makeHTTPManager(baseURL: URL?) -> HTTPSessionManager {
                        requestSerializer: FormURLEncodingRequestSerializer(), responseSerializer: HTTPResponseSerializer())
 }
 
-/// `manager`'s open-connections gauge, reported to a metrics factory of its own: the engine's count of
-/// its sockets (libcurl's open and close callbacks keep it). Tests of descriptor leaks read this, not
-/// the process's descriptor count, which moves with every test running beside them.
+/// `manager`'s open-connections gauge, reported to an observer of its own (a ``GaugeRecorder``): the
+/// engine's count of its sockets (libcurl's open and close callbacks keep it). Tests of descriptor leaks
+/// read this, not the process's descriptor count, which moves with every test running beside them.
 struct ConnectionGauge {
-    private let metrics = TestMetrics()
+    private let recorder = GaugeRecorder()
 
     init(_ manager: URLSessionManager) {
-        manager.updateSettings { [metrics] in $0.observability.metricsFactory = metrics }
+        manager.updateSettings { [recorder] in $0.plugins.observer = recorder }
     }
 
     /// The last value reported (nil before the first).
-    var open: Double? { (try? metrics.expectGauge(RequestTelemetry.connectionsLabel))?.lastValue }
+    var open: Int? { recorder.reports.last?.openConnections }
+}
+
+/// An observer of gauges only, written against AFProtocols alone: keeps every report.
+final class GaugeRecorder: RequestObserver {
+    private let recorded = Protected<[SessionGauges]>([])
+
+    func attemptWillStart(_ attempt: ObservedAttempt) -> (any AttemptObservation)? { nil }
+
+    func gaugesDidChange(_ gauges: SessionGauges) { recorded.withLock { $0.append(gauges) } }
+
+    /// The reports, in order.
+    var reports: [SessionGauges] { recorded.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import AFCore
 import AFProtocols
+import AFStandardPlugins
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -62,7 +63,8 @@ final class OperationSession: Sendable {
         self.terms = terms
         let sessionConfiguration = configuration?.make() ?? .default
         if !terms.usesCredentialStorage { sessionConfiguration.urlCredentialStorage = nil }
-        manager = URLSessionManager(sessionConfiguration: sessionConfiguration, responseSerializer: UnvalidatedBody())
+        manager = URLSessionManager(sessionConfiguration: sessionConfiguration, responseSerializer: UnvalidatedBody(),
+                                    plugins: .standard)
         // Operations serialize lazily from their own output, so the engine keeps no copy of the body.
         manager.discardsReceivedBody = true
         try? manager.setSecurityPolicy(terms.securityPolicy)

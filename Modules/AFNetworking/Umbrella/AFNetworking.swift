@@ -8,6 +8,8 @@
 @_exported import AFCore
 @_exported import AFOperations
 @_exported import AFInterceptors
+@_exported import AFObservability
+@_exported import AFStandardPlugins
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization
 @_exported import AFMultipart

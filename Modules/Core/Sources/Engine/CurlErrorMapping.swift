@@ -122,7 +122,3 @@ package enum CurlErrorMapping {
         }
     }
 }
-
-/// `NSURLErrorFailingURLStringErrorKey`'s string (the constant itself is deprecated in Foundation, but
-/// SPEC section 4 asks for the key).
-let failingURLStringErrorKey = "NSErrorFailingURLStringKey"

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
-import Metrics
 
 /// What the engine reports to the session that owns it. Every call arrives on the engine thread; the
 /// receiver must not block for long (the transfers of the session wait meanwhile).
@@ -39,8 +38,8 @@ protocol EngineEvents: AnyObject, Sendable {
     /// A server asked for a client certificate while `task`'s transfer opened a connection (only when
     /// ``ConnectionSettings/tls`` asks for identities per challenge).
     func transfer(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) -> ClientCertificateAnswer
-    /// Where the engine's gauges (open connections, waiting tasks) go; nil when nothing records them.
-    var gaugeMetrics: (any MetricsFactory)? { get }
+    /// Where the engine's gauges (open connections, waiting tasks) go; nil when nothing observes them.
+    var observer: (any RequestObserver)? { get }
     /// The task could not reach its host while the network is down: it waits (called once per task).
     func transferIsWaitingForConnectivity(_ task: SessionTask)
     /// A response is about to be stored in the session's cache: return it (or another) to store, nil

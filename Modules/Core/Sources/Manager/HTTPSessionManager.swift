@@ -21,16 +21,19 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
 
     /// Creates a manager for `baseURL` (nil: every path must be an absolute URL) on a session with
     /// `configuration` (nil: the default), building requests with `requestSerializer` (in this module,
-    /// ``FormURLEncodingRequestSerializer``) and decoding with `responseSerializer`.
+    /// ``FormURLEncodingRequestSerializer``), decoding with `responseSerializer` and consulting `plugins`
+    /// (default `SessionPlugins.none`).
     ///
     /// The umbrella module `AFNetworking` adds `init(baseURL:sessionConfiguration:)` with AFNetworking's
-    /// defaults: HTTPRequestSerializer, JSONResponseSerializer, the multipart builder, the default
-    /// security policy and the reachability monitor.
+    /// defaults (HTTPRequestSerializer, JSONResponseSerializer, the multipart builder, the default
+    /// security policy and the reachability monitor) and this initializer without `plugins`, both with
+    /// its standard plugins.
     public init(baseURL: URL?, sessionConfiguration configuration: URLSessionConfiguration?,
-                requestSerializer: any HTTPRequestSerializing, responseSerializer: any ResponseSerializing) {
+                requestSerializer: any HTTPRequestSerializing, responseSerializer: any ResponseSerializing,
+                plugins: SessionPlugins = .none) {
         self.baseURL = baseURL.map(Self.normalizedBaseURL)
         serializers = Protected((requestSerializer, nil))
-        super.init(sessionConfiguration: configuration, responseSerializer: responseSerializer)
+        super.init(sessionConfiguration: configuration, responseSerializer: responseSerializer, plugins: plugins)
     }
 
     /// Adds the trailing slash a base URL with a non-empty path needs for relative resolution.

@@ -183,7 +183,7 @@ extension URLSessionManager: TaskControlling, EngineEvents {
     }
 
     func transfersDidFinish(_ transfers: [FinishedTransfer]) {
-        for finished in transfers { endTelemetry(of: finished) }
+        for finished in transfers { endObservation(of: finished) }
         var transfers = transfers
         if transfers.contains(where: { $0.task.leanDelivery != nil }) {
             // Lean tasks end here, on the engine thread: their callers resume now.

@@ -1,5 +1,4 @@
 import AFProtocols
-import Logging
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -78,9 +77,11 @@ extension URLSessionManager {
         /// How delayed retries wait. Default `ContinuousRetryClock` (real time); tests inject their own.
         public var retryClock: any RetryClock = ContinuousRetryClock()
 
-        /// Where requests report: swift-log, swift-metrics, swift-distributed-tracing. Default: nothing
-        /// unless a metrics or tracing backend is bootstrapped (see ``ObservabilitySettings``).
-        public var observability = ObservabilitySettings()
+        /// The optional parts the session consults (its request observer). Default: what the
+        /// initializer was given (AFCore's default: none; the umbrella module's managers get
+        /// `SessionPlugins.standard`, whose observer logs, measures and traces). Applies to attempts
+        /// started afterwards.
+        public var plugins = SessionPlugins()
 
         private var storedMaximumRedirects = 16
 

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
-import Logging
 
 /// Creates and manages tasks on a session of its own (AFURLSessionManager), running them on a libcurl
 /// multi engine: one thread per session, connection reuse, HTTP/2, per-host limits, timeouts, redirects,
@@ -55,15 +54,23 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// behaviour: the body as it came, after status validation). The configuration is copied: later
     /// changes to the object do not affect the session.
     ///
+    /// `plugins` (default `SessionPlugins.none`: the bare engine) are the optional parts it consults,
+    /// such as a request observer (``Settings/plugins``).
+    ///
     /// The umbrella module `AFNetworking` adds `init(sessionConfiguration:)` with AFNetworking's defaults
-    /// (JSONResponseSerializer, the default security policy and reachability monitor); where both are
-    /// visible, a call that passes no serializer gets the umbrella's.
+    /// (JSONResponseSerializer, the default security policy and reachability monitor) and
+    /// `init(sessionConfiguration:responseSerializer:)`, both with its standard plugins; where both
+    /// modules are visible, a call that passes no `plugins` gets the umbrella's.
     public init(sessionConfiguration configuration: URLSessionConfiguration? = nil,
-                responseSerializer: any ResponseSerializing = HTTPResponseSerializer()) {
+                responseSerializer: any ResponseSerializing = HTTPResponseSerializer(),
+                plugins: SessionPlugins = .none) {
         let configuration = configuration ?? URLSessionConfiguration.default
         configurationTemplate = EngineSettings(configuration: configuration)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
-        state.withLock { $0.settings.responseSerializer = responseSerializer }
+        state.withLock {
+            $0.settings.responseSerializer = responseSerializer
+            $0.settings.plugins = plugins
+        }
         let engine = SessionEngine(settings: configurationTemplate, events: self)
         registry.withLock { $0.engine = engine }
         leanController.attach(self)
@@ -105,7 +112,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// (the configuration's `protocolClasses`, then `URLProtocol.registerClass`'s), else the cache.
     /// A streamed lean body always goes to the network.
     func prepareToStart(_ task: SessionTask) {
-        beginTelemetry(of: task)
+        beginObservation(of: task)
         if task.leanDelivery?.stream == nil, configurationTemplate.protocols.mayRoute, let request = task.currentRequest,
            let route = configurationTemplate.protocols.route(request) {
             task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
@@ -167,14 +174,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.waitsForConnectivity, to: newValue) }
     }
 
-    /// Where the session's requests report, in one read.
-    var observabilitySettings: ObservabilitySettings { state.withLock { $0.settings.observability } }
-
-    /// The session's logger (``ObservabilitySettings/logger``).
-    public var logger: Logger {
-        get { state.withLock { $0.settings.observability.logger } }
-        set { state.withLock { $0.settings.observability.logger = newValue } }
-    }
+    /// The session's observer (``Settings/plugins``), in one read.
+    var observer: (any RequestObserver)? { state.withLock { $0.settings.plugins.observer } }
 
     /// ``Settings/interceptor``.
     public var interceptor: (any RequestInterceptor)? {

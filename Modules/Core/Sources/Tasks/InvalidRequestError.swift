@@ -4,13 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The error domain of ``InvalidRequestError``.
-public let InvalidRequestErrorDomain = "com.alamofire.error.request.invalid"
-
 /// A request the engine refuses to send because a part of it would forge or break the request's lines
 /// on the wire: checked before anything is sent, so the server sees nothing of it.
 ///
-/// Bridges to `NSError` in ``InvalidRequestErrorDomain`` (codes 1 to 3, one per ``Reason``) with a
+/// Bridges to `NSError` in `InvalidRequestErrorDomain` (codes 1 to 3, one per ``Reason``) with a
 /// localized description naming the offending part and `NSURLErrorFailingURLErrorKey`.
 public struct InvalidRequestError: Error, Sendable, Equatable, CustomNSError, LocalizedError {
     /// What is wrong with the request.

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
-import Logging
 
 /// One transfer a ``URLSessionManager`` runs: the Linux counterpart of `URLSessionTask`, driven by the
 /// session's libcurl engine. Tasks are created suspended; ``resume()`` starts them.
@@ -150,11 +149,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         set { storage.withLock { $0.interceptor = newValue } }
     }
 
-    /// The logger of this task's request and response lines, in place of the session's
-    /// ``URLSessionManager/logger``; nil (the default) uses the session's. Set it before ``resume()``.
-    public var logger: Logger? {
-        get { storage.withLock { $0.logger } }
-        set { storage.withLock { $0.logger = newValue } }
+    /// A value this task carries for the session's observer (`SessionPlugins.observer`), which it
+    /// reads when each attempt starts; nil (the default) carries none. The standard observer
+    /// (AFObservability's `ObservabilitySettings`) reads a `Logger` here, in place of the session's: the
+    /// umbrella module's `SessionTask.logger`. Set it before ``resume()``.
+    public var observationContext: (any Sendable)? {
+        get { storage.withLock { $0.observationContext } }
+        set { storage.withLock { $0.observationContext = newValue } }
     }
 
     /// Which attempt the task is on: 1, then one more for each retry its interceptor asked for.
@@ -321,9 +322,9 @@ struct TaskStorage: Sendable {
     /// The task-is-waiting-for-connectivity hook was called for this task.
     var announcedWaiting = false
     var interceptor: (any RequestInterceptor)?
-    var logger: Logger?
-    /// The current attempt's logs, metrics and span (nil when nothing listens).
-    var telemetry: RequestTelemetry?
+    var observationContext: (any Sendable)?
+    /// What watches the current attempt (nil when no observer is installed or it watches nothing).
+    var observation: (any AttemptObservation)?
     var attempt = 1
     /// What the current attempt sent on its first hop (the interceptor's adaptation): its retry is judged
     /// on this request, not on a redirect's.

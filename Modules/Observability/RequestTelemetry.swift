@@ -1,7 +1,5 @@
+import AFProtocols
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Metrics
 import Tracing
@@ -11,10 +9,10 @@ import Tracing
 /// client span whose context travels in the request's headers (the tracer's propagation: W3C
 /// `traceparent` with swift-otel).
 ///
-/// Free when unused: ``begin(_:identifier:settings:)`` returns nil, and nothing else runs, unless the
-/// logger logs at debug level, a metrics backend is set (the session's or a bootstrapped one), or a
-/// tracer is (the session's or a bootstrapped one).
-struct RequestTelemetry: Sendable {
+/// Free when unused: ``begin(_:settings:)`` returns nil, and nothing else runs, unless the logger logs
+/// at debug level, a metrics backend is set (the session's or a bootstrapped one), or a tracer is (the
+/// session's or a bootstrapped one).
+struct RequestTelemetry: AttemptObservation {
     let logger: Logger?
     let metrics: (any MetricsFactory)?
     let span: (any Span)?
@@ -29,22 +27,24 @@ struct RequestTelemetry: Sendable {
     let target: URL
     let logsQueryValues: Bool
     let credentials: [String]
+    /// The span's context, as header fields the attempt sends.
+    let addedHeaderFields: [(name: String, value: String)]
 
-    /// Starts the telemetry of an attempt of `request` (whose headers get the span's context), and
-    /// returns it with the request as it is to be sent.
-    /// `request` is read only when something listens (the lean path on swift-http-types builds one then).
-    static func begin(_ request: () -> URLRequest?, identifier: Int, settings: ObservabilitySettings)
-        -> (telemetry: RequestTelemetry, request: URLRequest)? {
-        let logger = settings.logger.logLevel <= .debug ? settings.logger : nil
+    /// Starts the telemetry of `attempt`, whose request is read only when something listens (the lean
+    /// path on swift-http-types builds one then); a `Logger` in its context replaces the session's.
+    static func begin(_ attempt: ObservedAttempt, settings: ObservabilitySettings) -> RequestTelemetry? {
+        let own = attempt.context as? Logger
+        let configured = own ?? settings.logger
+        let logger = configured.logLevel <= .debug ? configured : nil
         let metrics = settings.metricsFactory ?? (MetricsSystem.factory is NOOPMetricsHandler ? nil : MetricsSystem.factory)
         let tracer = settings.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
-        guard logger != nil || metrics != nil || tracer != nil, var request = request(), let target = request.url else {
-            return nil
-        }
-        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard logger != nil || metrics != nil || tracer != nil, let request = attempt.request else { return nil }
+        let target = request.url
+        let method = request.method
         let methodLabel = Self.methodLabel(method)
         let url = Self.loggable(target, queryValues: settings.logsQueryValues)
         var span: (any Span)?
+        var propagated = PropagatedFields()
         if let tracer {
             let isOther = methodLabel == Self.otherLabel
             let started = tracer.startSpan(isOther ? Self.otherMethodSpanName : methodLabel,
@@ -56,32 +56,33 @@ struct RequestTelemetry: Sendable {
             if let port = target.port ?? (target.scheme == "https" ? 443 : 80) as Int? {
                 started.attributes["server.port"] = port
             }
-            tracer.inject(started.context, into: &request, using: HeaderInjector())
+            tracer.inject(started.context, into: &propagated, using: FieldInjector())
             span = started
         }
         var logging = logger
-        logging?[metadataKey: "af.request.id"] = "\(identifier)"
+        logging?[metadataKey: "af.request.id"] = "\(attempt.taskIdentifier)"
         let logged = Self.loggableMethod(method)
         logging?.debug("request", metadata: ["http.method": "\(logged)", "url": "\(url)"])
-        let telemetry = RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
-                                         methodLabel: methodLabel, url: url,
-                                         started: DispatchTime.now().uptimeNanoseconds, target: target,
-                                         logsQueryValues: settings.logsQueryValues,
-                                         credentials: span == nil ? [] : Self.credentialHeaderValues(of: request))
-        return (telemetry, request)
+        return RequestTelemetry(logger: logging, metrics: metrics, span: span, method: logged,
+                                methodLabel: methodLabel, url: url,
+                                started: DispatchTime.now().uptimeNanoseconds, target: target,
+                                logsQueryValues: settings.logsQueryValues,
+                                credentials: span == nil ? [] : Self.credentialHeaderValues(of: request.headerFields),
+                                addedHeaderFields: propagated.fields)
     }
 
-    /// Ends the attempt: its response (or error), bytes and duration.
-    func end(response: HTTPURLResponse?, error: (any Error)?, bytesSent: Int64, bytesReceived: Int64) {
+    /// Ends the attempt: its status (or error), bytes and duration.
+    func attemptDidEnd(_ end: ObservedAttemptEnd) {
         let nanoseconds = Int64(DispatchTime.now().uptimeNanoseconds &- started)
+        let error = end.error
         let code = error.map { ($0 as NSError).code }
-        let statusClass = error != nil ? "error" : response.map { Self.statusClassLabel($0.statusCode) } ?? "none"
+        let statusClass = error != nil ? "error" : end.statusCode.map { Self.statusClassLabel($0) } ?? "none"
         if let logger {
             var metadata: Logger.Metadata = [
                 "http.method": "\(method)", "url": "\(url)", "duration.ms": "\(nanoseconds / 1_000_000)",
-                "bytes.sent": "\(bytesSent)", "bytes.received": "\(bytesReceived)",
+                "bytes.sent": "\(end.bytesSent)", "bytes.received": "\(end.bytesReceived)",
             ]
-            if let status = response?.statusCode { metadata["http.status"] = "\(status)" }
+            if let status = end.statusCode { metadata["http.status"] = "\(status)" }
             if let code { metadata["error.code"] = "\(code)" }
             logger.debug(error == nil ? "response" : "failure", metadata: metadata)
         }
@@ -90,15 +91,15 @@ struct RequestTelemetry: Sendable {
             Counter(label: Self.requestsLabel, dimensions: dimensions, factory: metrics).increment()
             Timer(label: Self.durationLabel, dimensions: dimensions, factory: metrics).recordNanoseconds(nanoseconds)
             Counter(label: Self.sentLabel, dimensions: [("method", methodLabel)], factory: metrics)
-                .increment(by: max(0, bytesSent))
+                .increment(by: max(0, end.bytesSent))
             Counter(label: Self.receivedLabel, dimensions: [("method", methodLabel)], factory: metrics)
-                .increment(by: max(0, bytesReceived))
+                .increment(by: max(0, end.bytesReceived))
             if let error {
                 Counter(label: Self.errorsLabel, dimensions: [("code", Self.errorCodeLabel(error))], factory: metrics).increment()
             }
         }
         if let span {
-            if let status = response?.statusCode {
+            if let status = end.statusCode {
                 span.attributes["http.response.status_code"] = status
                 if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
@@ -112,6 +113,14 @@ struct RequestTelemetry: Sendable {
         }
     }
 
+    /// Records a session's gauges, if something records metrics.
+    static func record(_ gauges: SessionGauges, settings: ObservabilitySettings) {
+        guard let factory = settings.metricsFactory ?? (MetricsSystem.factory is NOOPMetricsHandler ? nil : MetricsSystem.factory)
+        else { return }
+        Gauge(label: connectionsLabel, factory: factory).record(gauges.openConnections)
+        Gauge(label: waitingLabel, factory: factory).record(gauges.waitingTasks)
+    }
+
     static let requestsLabel = "af_http_client_requests_total"
     static let durationLabel = "af_http_client_request_duration"
     static let sentLabel = "af_http_client_request_body_bytes_total"
@@ -121,36 +130,15 @@ struct RequestTelemetry: Sendable {
     static let connectionsLabel = "af_http_client_open_connections"
 }
 
-/// Writes a span's context into the request's headers.
-private struct HeaderInjector: Injector {
-    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
-        request.setValue(value, forHTTPHeaderField: key)
+/// The header fields a span's context travels in.
+private struct PropagatedFields {
+    var fields: [(name: String, value: String)] = []
+}
+
+/// Writes a span's context as header fields.
+private struct FieldInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout PropagatedFields) {
+        carrier.fields.removeAll { $0.name.lowercased() == key.lowercased() }
+        carrier.fields.append((key, value))
     }
-}
-
-/// Where a session's requests report (part of ``URLSessionManager/Settings``).
-public struct ObservabilitySettings: Sendable {
-    /// The session's logger: a debug line when each request starts and ends, with metadata (a request
-    /// id, the method, the URL without credentials or query values, status, bytes, milliseconds).
-    /// Default: a logger that logs nothing (``URLSessionManager/disabledLogger``); a task's own
-    /// ``SessionTask/logger`` replaces it.
-    public var logger: Logger = URLSessionManager.disabledLogger
-    /// Whether logged and traced URLs (in the errors spans record too) keep their query values. Default
-    /// false: `?token=…`. Credentials (the URL's user and password, `Authorization`, `Proxy-Authorization`
-    /// and `Cookie` values) are never reported.
-    public var logsQueryValues = false
-    /// Where metrics go; nil (the default) uses `MetricsSystem`'s bootstrapped factory (and, if none was
-    /// bootstrapped, records nothing).
-    public var metricsFactory: (any MetricsFactory)?
-    /// The tracer of the client spans; nil (the default) uses `InstrumentationSystem`'s (and, if none
-    /// was bootstrapped, traces nothing).
-    public var tracer: (any Tracer)?
-
-    /// Nothing reported unless a backend is bootstrapped.
-    public init() {}
-}
-
-extension URLSessionManager {
-    /// A logger that logs nothing: the default (logging costs nothing until you set one).
-    public static let disabledLogger = Logger(label: "com.alamofire.networking", factory: { _ in SwiftLogNoOpLogHandler() })
 }

@@ -7,7 +7,8 @@ import InMemoryTracing
 import Logging
 import Testing
 import Tracing
-@testable import AFCore
+import AFNetworking
+@testable import AFObservability
 
 /// Everything a finished span carries, as text: its name, attributes, events, recorded errors (their
 /// descriptions, userInfo and attributes) and status.
@@ -86,7 +87,8 @@ struct ObservabilityRedactionTests {
             NSLocalizedFailureReasonErrorKey: "sent Bearer AuthToken-123, session=CookieValue-456, pw-Secret-4711, ProxyCred-789",
             NSUnderlyingErrorKey: underlying,
         ])
-        let credentials = RequestTelemetry.credentialHeaderValues(of: headers)
+        let credentials = RequestTelemetry.credentialHeaderValues(
+            of: (headers.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) })
         #expect(Set(credentials) == ["Bearer AuthToken-123", "AuthToken-123", "a=1; session=CookieValue-456", "1",
                                      "CookieValue-456", "Basic ProxyCred-789", "ProxyCred-789"])
         let recorded = RequestTelemetry.recordable(error, request: request, secrets: credentials, queryValues: false)

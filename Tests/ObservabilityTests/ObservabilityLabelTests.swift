@@ -8,7 +8,8 @@ import Logging
 import MetricsTestKit
 import Testing
 import Tracing
-@testable import AFCore
+import AFNetworking
+@testable import AFObservability
 
 /// Answers the host `codes.test` with any code: `/fail/N` fails with an error of its own domain whose
 /// code is N, `/status/N` answers with status N (sets of codes as large as the caller likes).

@@ -1,7 +1,5 @@
+import AFProtocols
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What telemetry (log lines, span attributes and recorded errors, metric labels) may carry of a request:
 /// URLs without credentials or query values, no credential header values, and labels from bounded sets.
@@ -42,11 +40,11 @@ extension RequestTelemetry {
     /// The request headers whose values are credentials: never in a report.
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
-    /// The values of `request`'s credential headers, whole and in parts (an authorization's credentials
+    /// The values of the credential headers among `fields`, whole and in parts (an authorization's credentials
     /// after its scheme, each cookie's value).
-    static func credentialHeaderValues(of request: URLRequest) -> [String] {
+    static func credentialHeaderValues(of fields: [(name: String, value: String)]) -> [String] {
         var values: [String] = []
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where credentialHeaders.contains(name.lowercased()) {
+        for (name, value) in fields where credentialHeaders.contains(name.lowercased()) {
             values.append(value)
             if name.lowercased() == "cookie" {
                 values += value.split(separator: ";").compactMap { pair in

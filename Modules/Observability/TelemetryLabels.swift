@@ -1,8 +1,5 @@
 import AFProtocols
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Metric labels and span names come from bounded sets: a request's method, however made up, adds no
 /// series and no span name beyond the registered methods and `_OTHER`.
@@ -49,7 +46,7 @@ extension RequestTelemetry {
     }
 
     /// The `code` label of `af_http_client_errors_total` and the span's `error.type`: the code of a
-    /// URLError (Foundation's codes, -1 to -3999) or of an ``InvalidRequestError``, else `_OTHER` (a
+    /// URLError (Foundation's codes, -1 to -3999) or of an `InvalidRequestError` (`InvalidRequestErrorDomain`), else `_OTHER` (a
     /// custom `URLProtocol`'s error, say).
     static func errorCodeLabel(_ error: any Error) -> String {
         let error = error as NSError

@@ -8,8 +8,8 @@ import Logging
 import MetricsTestKit
 import Testing
 import Tracing
-@testable import AFCore
-import AFProtocols
+import AFNetworking
+@testable import AFObservability
 
 @Suite("Observability: swift-log, swift-metrics and swift-distributed-tracing, with in-memory backends")
 struct ObservabilityTests {
@@ -134,7 +134,14 @@ struct ObservabilityTests {
         _ = await complete(manager, URLRequest(url: sharedServer.url("/bytes/1")), body: { made in
             task.withLock { $0 = made }
         })
-        #expect(task.withLock { $0 }?.updateStorage { $0.telemetry } == nil)
         #expect(task.withLock { $0 }?.currentRequest?.allHTTPHeaderFields?.isEmpty ?? true)
+        // The standard observer watches nothing then, without reading the request.
+        let read = Protected(false)
+        let attempt = ObservedAttempt(taskIdentifier: 1, context: nil, request: {
+            read.withLock { $0 = true }
+            return ObservedRequest(method: "GET", url: sharedServer.url("/bytes/1"), headerFields: [])
+        })
+        #expect(ObservabilitySettings().attemptWillStart(attempt) == nil)
+        #expect(read.withLock { $0 } == false)
     }
 }
