@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "AFCore", targets: ["AFCore"]),
         .library(name: "AFInterceptors", targets: ["AFInterceptors"]),
         .library(name: "AFObservability", targets: ["AFObservability"]),
+        .library(name: "AFURLProtocol", targets: ["AFURLProtocol"]),
         .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
         .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
         .library(name: "AFMultipart", targets: ["AFMultipart"]),
@@ -55,6 +56,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ], path: "Modules/Observability"),
+        .target(name: "AFURLProtocol", dependencies: ["AFProtocols"], path: "Modules/URLProtocol"),
 
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
@@ -97,12 +99,12 @@ let package = Package(
         // AFOperations builds on AFCore's engine (through `package` access), so it lives beside the umbrella,
         // the only other place that imports more than AFProtocols.
         // The plugins every composed manager gets (`SessionPlugins.standard`), defined once.
-        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability"],
+        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol"],
                 path: "Modules/AFNetworking/StandardPlugins"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFInterceptors",
+            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
         ], path: "Modules/AFNetworking/Umbrella"),
@@ -116,8 +118,8 @@ let package = Package(
         .target(name: "CTestIsolation", path: "Tests/TestIsolation"),
         .target(name: "LoopbackSupport", dependencies: ["AFProtocols", "CTestIsolation"], path: "Tests/LoopbackSupport"),
         .testTarget(name: "AFCoreTests", dependencies: [
-            // AFInterceptors: its interceptors are tested on Core's sessions here.
-            "AFCore", "AFProtocols", "AFInterceptors", "LoopbackSupport",
+            // AFInterceptors and AFURLProtocol: their plugins are tested on Core's sessions here.
+            "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "LoopbackSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Tests/CoreTests"),
         // The standard observer on the umbrella's managers (the API users meet: `manager.logger`, ...).
@@ -127,7 +129,8 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ], path: "Tests/ObservabilityTests"),
-        .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "LoopbackSupport"],
+        .testTarget(name: "AFOperationsTests", dependencies: ["AFOperations", "AFCore", "AFProtocols", "AFURLProtocol",
+                                                              "LoopbackSupport"],
                     path: "Tests/OperationsTests"),
         .testTarget(name: "AFRequestSerializationTests", dependencies: ["AFRequestSerialization", "AFCore"],
                     path: "Tests/RequestSerializationTests"),

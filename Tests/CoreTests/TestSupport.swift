@@ -16,10 +16,12 @@ struct Completion: @unchecked Sendable {
 }
 
 /// A manager whose completions run on a private queue (the tests do not depend on the main queue).
-func makeManager(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSessionManager {
+func makeManager(plugins: SessionPlugins = .none, _ configure: (URLSessionConfiguration) -> Void = { _ in })
+    -> URLSessionManager {
     let configuration = URLSessionConfiguration.ephemeral
     configure(configuration)
-    let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
+    let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer(),
+                                    plugins: plugins)
     manager.completionQueue = DispatchQueue(label: "core.tests.completion")
     return manager
 }

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import AFCore
 import AFProtocols
+import AFURLProtocol
 
 /// A stub protocol as adopters write them: canned answers by path for the host `stub.test`, which no
 /// resolver knows (a request that reached the network would fail with -1003).
@@ -86,8 +87,11 @@ final class RegisteredStubURLProtocol: URLProtocol {
 @Suite("URLProtocol: stubs answer instead of the network")
 struct URLProtocolInterceptionTests {
     private func stubbedManager() -> URLSessionManager {
-        makeManager { $0.protocolClasses = [StubURLProtocol.self] }
+        makeManager(plugins: Self.plugins) { $0.protocolClasses = [StubURLProtocol.self] }
     }
+
+    /// AFURLProtocol's responder, the plugin under test.
+    private static let plugins = SessionPlugins(localResponder: URLProtocolResponder())
 
     private func stub(_ path: String) -> URLRequest { URLRequest(url: URL(string: "http://stub.test" + path)!) }
 
@@ -96,7 +100,7 @@ struct URLProtocolInterceptionTests {
         configuration.protocolClasses = [StubURLProtocol.self]
         let manager = HTTPSessionManager(baseURL: URL(string: "http://stub.test/"), sessionConfiguration: configuration,
                                          requestSerializer: FormURLEncodingRequestSerializer(),
-                                         responseSerializer: HTTPResponseSerializer())
+                                         responseSerializer: HTTPResponseSerializer(), plugins: Self.plugins)
         manager.completionQueue = DispatchQueue(label: "stub.tests")
         manager.responseSerializer = JSONLikeSerializer()
         let seen = Protected<[String]>([])
@@ -176,20 +180,30 @@ struct URLProtocolInterceptionTests {
     }
 
     @Test func aRegisteredClassAnswersEverySession() async throws {
-        #expect(URLSessionManager.registerProtocolClass(RegisteredStubURLProtocol.self))
-        defer { URLSessionManager.unregisterProtocolClass(RegisteredStubURLProtocol.self) }
-        let manager = makeManager()  // no protocolClasses of its own
+        #expect(URLProtocolResponder.registerClass(RegisteredStubURLProtocol.self))
+        defer { URLProtocolResponder.unregisterClass(RegisteredStubURLProtocol.self) }
+        let manager = makeManager(plugins: Self.plugins)  // no protocolClasses of its own
         let (data, response) = try await manager.session.data(for: URLRequest(url: URL(string: "http://registered.test/x")!))
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "registered")
-        URLSessionManager.unregisterProtocolClass(RegisteredStubURLProtocol.self)
-        #expect(!URLProtocolRouting.registeredClasses().contains { $0 == RegisteredStubURLProtocol.self })
+        URLProtocolResponder.unregisterClass(RegisteredStubURLProtocol.self)
+        #expect(!URLProtocolResponder.registeredClasses().contains { $0 == RegisteredStubURLProtocol.self })
+        // Without the responder, the session does not consult the classes: the network answers (here,
+        // a name that does not resolve).
+        #expect(URLProtocolResponder.registerClass(RegisteredStubURLProtocol.self))
+        let bare = makeManager { $0.protocolClasses = [StubURLProtocol.self] }
+        await #expect(throws: URLError.self) {
+            _ = try await bare.session.data(for: URLRequest(url: URL(string: "http://registered.test/x")!))
+        }
     }
 
     @Test func foundationsOwnClassesAreNotProtocolsToRoute() {
-        let routing = URLProtocolRouting(configuration: URLSessionConfiguration.default)
-        #expect(routing.configurationClasses.isEmpty)
-        #expect(routing.route(URLRequest(url: URL(string: "http://127.0.0.1/")!)) == nil)
+        let settings = EngineSettings(configuration: URLSessionConfiguration.default)
+        #expect(!(URLSessionConfiguration.default.protocolClasses ?? []).isEmpty)
+        #expect(settings.protocolClasses.isEmpty)
+        let responder = URLProtocolResponder()
+        #expect(responder.load(for: URLRequest(url: URL(string: "http://127.0.0.1/")!),
+                               protocolClasses: settings.protocolClasses) == nil)
     }
 }
 

@@ -1,5 +1,6 @@
 import AFCore
 import AFProtocols
+import AFURLProtocol
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,8 +25,9 @@ private final class OperationStubProtocol: URLProtocol {
 @Suite("Operations: a registered URLProtocol answers instead of the network")
 struct OperationStubTests {
     @Test func theOperationManagersVerbsAreStubbed() async {
-        URLSessionManager.registerProtocolClass(OperationStubProtocol.self)
-        defer { URLSessionManager.unregisterProtocolClass(OperationStubProtocol.self) }
+        // The operations' session has the standard plugins: AFURLProtocol's responder and its registry.
+        URLProtocolResponder.registerClass(OperationStubProtocol.self)
+        defer { URLProtocolResponder.unregisterClass(OperationStubProtocol.self) }
         let manager = HTTPRequestOperationManager(baseURL: URL(string: "http://operation-stub.test/"),
                                                   requestSerializer: FormURLEncodingRequestSerializer(),
                                                   responseSerializer: HTTPResponseSerializer())

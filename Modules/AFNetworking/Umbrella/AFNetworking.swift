@@ -9,6 +9,7 @@
 @_exported import AFOperations
 @_exported import AFInterceptors
 @_exported import AFObservability
+@_exported import AFURLProtocol
 @_exported import AFStandardPlugins
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization

@@ -40,6 +40,8 @@ protocol EngineEvents: AnyObject, Sendable {
     func transfer(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) -> ClientCertificateAnswer
     /// Where the engine's gauges (open connections, waiting tasks) go; nil when nothing observes them.
     var observer: (any RequestObserver)? { get }
+    /// What answers a redirected local load's new request instead of the network; nil: the network.
+    var localResponder: (any LocalResponder)? { get }
     /// The task could not reach its host while the network is down: it waits (called once per task).
     func transferIsWaitingForConnectivity(_ task: SessionTask)
     /// A response is about to be stored in the session's cache: return it (or another) to store, nil

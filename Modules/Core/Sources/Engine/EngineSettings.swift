@@ -17,8 +17,10 @@ struct EngineSettings: Sendable {
     var proxies: ProxySettings
     /// The HTTP cache over the configuration's `urlCache` (nil: no cache).
     var cache: ResponseCache?
-    /// The `URLProtocol` classes that may answer requests instead of the network.
-    var protocols: URLProtocolRouting
+    /// The configuration's `protocolClasses` a local responder may consult, without Foundation's own
+    /// (`_HTTPURLProtocol` and its kin, which the default configurations list): the engine is the HTTP
+    /// implementation here.
+    var protocolClasses: [AnyClass]
     /// The first of `httpAdditionalHeaders` that could not be sent as one header line: every request of
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
@@ -42,7 +44,9 @@ struct EngineSettings: Sendable {
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         cookies = CookiePolicy(configuration: configuration)
         credentialStorage = configuration.urlCredentialStorage
-        protocols = URLProtocolRouting(configuration: configuration)
+        protocolClasses = (configuration.protocolClasses ?? []).filter {
+            !String(reflecting: $0).hasPrefix("FoundationNetworking.")
+        }
         cache = configuration.urlCache.map {
             URLCacheDirectory.restrict($0)   // readable by this user only, before anything is stored
             return ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)

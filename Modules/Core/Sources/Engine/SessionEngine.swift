@@ -22,7 +22,7 @@ final class SessionEngine: @unchecked Sendable {
         case unpause(SessionTask)
         case cancel(SessionTask)
         case invalidate(cancelingTasks: Bool)
-        case protocolEvent(ProtocolClientBridge, ProtocolEvent)
+        case localLoadEvent(ObjectIdentifier, LocalLoadEvent)
         case connectivityChanged
         case finished(FinishedTransfer)
         /// A job of a task that prefers the engine as its executor (SessionEngine+Executor.swift).
@@ -76,8 +76,8 @@ final class SessionEngine: @unchecked Sendable {
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
     var admission: HostAdmission
-    /// Tasks a `URLProtocol` answers, by their client bridge.
-    var protocolLoads: [ObjectIdentifier: ProtocolLoad] = [:]
+    /// Tasks a local load answers (`SessionPlugins.localResponder`), by their load.
+    var localLoads: [ObjectIdentifier: LocalLoadState] = [:]
     /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.
     var connectivityWaits: [ConnectivityWait] = []
     var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
@@ -132,11 +132,9 @@ final class SessionEngine: @unchecked Sendable {
 
     var isInvalidated: Bool { inbox.withLock { $0.invalidated } }
 
-    /// Which `URLProtocol` answers a request (the session's classes, then the registered ones).
-    var protocolRouting: URLProtocolRouting { settings.protocols }
-
-    func sendProtocolEvent(_ event: ProtocolEvent, _ bridge: ProtocolClientBridge) {
-        send(.protocolEvent(bridge, event))
+    /// Sent by a local load's events (``LocalLoadEvents``), from any thread.
+    func sendLocalLoadEvent(_ event: LocalLoadEvent, from load: ObjectIdentifier) {
+        send(.localLoadEvent(load, event))
     }
 
     func sendConnectivityChanged() { send(.connectivityChanged) }
@@ -197,7 +195,7 @@ final class SessionEngine: @unchecked Sendable {
             takenCommands.removeAll(keepingCapacity: true)
             reportFinishedTransfers()
             runPendingJobs()
-            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && protocolLoads.isEmpty
+            if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && localLoads.isEmpty
                 && connectivityWaits.isEmpty && pendingJobs.isEmpty { break }
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
@@ -215,7 +213,7 @@ final class SessionEngine: @unchecked Sendable {
             expireConnectivityWaits()
             reportGauges()
             if admission.hasWaiting { admitToMultiplexingHosts() }
-            if invalidating && transfersByTask.isEmpty && protocolLoads.isEmpty && connectivityWaits.isEmpty { continue }
+            if invalidating && transfersByTask.isEmpty && localLoads.isEmpty && connectivityWaits.isEmpty { continue }
 
             var timeout = -1
             curl_multi_timeout(multi, &timeout)
@@ -259,7 +257,7 @@ final class SessionEngine: @unchecked Sendable {
                 startWaiting(on: host)  // a suspended waiting task was skipped; a slot may be free
             }
         case .cancel(let task):
-            if cancelProtocolLoad(of: task) { return }
+            if cancelLocalLoad(of: task) { return }
             if removeConnectivityWait(of: task) {
                 finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
                 return
@@ -281,7 +279,7 @@ final class SessionEngine: @unchecked Sendable {
                     transfer.task.cancel()
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
                 }
-                cancelAllProtocolLoads()
+                cancelAllLocalLoads()
                 for entry in connectivityWaits where removeConnectivityWait(of: entry.task) {
                     entry.task.cancel()
                     finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.requestURL))
@@ -293,8 +291,8 @@ final class SessionEngine: @unchecked Sendable {
             finishedTransfers.append(finished)
         case .run(let job):
             pendingJobs.append(job)
-        case .protocolEvent(let bridge, let event):
-            handleProtocolEvent(event, from: bridge)
+        case .localLoadEvent(let load, let event):
+            handleLocalLoadEvent(event, from: load)
         }
     }
 
@@ -304,14 +302,14 @@ final class SessionEngine: @unchecked Sendable {
             return
         }
         // One lock acquisition for the three things decided before the engine saw the task.
-        let (cancelled, route, plan) = task.updateStorage { ($0.cancelRequested, $0.protocolRoute, $0.cachePlan) }
+        let (cancelled, local, plan) = task.updateStorage { ($0.cancelRequested, $0.localLoad, $0.cachePlan) }
         if cancelled {
             // Cancelled before the engine saw it: its cancel command found nothing to cancel.
             finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
             return
         }
-        if let route {
-            beginProtocolLoad(task, route: route)
+        if let local {
+            beginLocalLoad(task, local)
             return
         }
         switch plan {

@@ -8,8 +8,7 @@ import FoundationNetworking
 /// tracing parent is the caller's, and headers the observer adds go out with the request), ended with
 /// the attempt. With no observer this is one nil check.
 extension URLSessionManager {
-    func beginObservation(of task: SessionTask) {
-        guard let observer else { return }
+    func beginObservation(of task: SessionTask, by observer: any RequestObserver) {
         let attempt = ObservedAttempt(taskIdentifier: task.taskIdentifier,
                                       context: task.updateStorage { $0.observationContext },
                                       request: { [task] in task.currentRequest.flatMap(Self.observed) })

@@ -110,7 +110,7 @@ extension URLSessionManager {
                     state.countOfBytesReceived = 0
                     state.countOfBytesExpectedToReceive = -1
                     state.cachePlan = nil
-                    state.protocolRoute = nil
+                    state.localLoad = nil
                 }
                 self.startTask(task)
             }

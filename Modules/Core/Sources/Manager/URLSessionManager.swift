@@ -108,14 +108,16 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// The session's HTTP cache (nil when the configuration has no `urlCache`).
     var responseCache: ResponseCache? { configurationTemplate.cache }
 
-    /// Decides, on the thread that resumes `task`, what answers it besides the network: a `URLProtocol`
-    /// (the configuration's `protocolClasses`, then `URLProtocol.registerClass`'s), else the cache.
-    /// A streamed lean body always goes to the network.
+    /// Decides, on the thread that resumes `task`, what answers it besides the network: the session's
+    /// local responder (`SessionPlugins.localResponder`), else the cache. A streamed lean body always
+    /// goes to the network.
     func prepareToStart(_ task: SessionTask) {
-        beginObservation(of: task)
-        if task.leanDelivery?.stream == nil, configurationTemplate.protocols.mayRoute, let request = task.currentRequest,
-           let route = configurationTemplate.protocols.route(request) {
-            task.updateStorage { $0.protocolRoute = ProtocolRoute(protocolClass: route.protocolClass, request: route.request) }
+        let plugins = state.withLock { $0.settings.plugins }
+        if let observer = plugins.observer { beginObservation(of: task, by: observer) }
+        if let responder = plugins.localResponder, task.leanDelivery?.stream == nil,
+           responder.mayAnswer(protocolClasses: configurationTemplate.protocolClasses), let request = task.currentRequest,
+           let load = responder.load(for: request, protocolClasses: configurationTemplate.protocolClasses) {
+            task.updateStorage { $0.localLoad = load }
             return
         }
         configurationTemplate.cache?.prepare(task) {
@@ -176,6 +178,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// The session's observer (``Settings/plugins``), in one read.
     var observer: (any RequestObserver)? { state.withLock { $0.settings.plugins.observer } }
+
+    /// The session's local responder (``Settings/plugins``), in one read.
+    var localResponder: (any LocalResponder)? { state.withLock { $0.settings.plugins.localResponder } }
 
     /// ``Settings/interceptor``.
     public var interceptor: (any RequestInterceptor)? {

@@ -317,8 +317,9 @@ struct TaskStorage: Sendable {
     /// The header lines of the `HTTPRequest` an interceptor's `URLRequest` was made from (the lean path
     /// on swift-http-types).
     var requestFieldLines: RequestFieldLines?
-    /// The `URLProtocol` that answers the task instead of the network, chosen when it was resumed.
-    var protocolRoute: ProtocolRoute?
+    /// What answers the task instead of the network (the session's local responder's load), chosen when
+    /// it was resumed.
+    var localLoad: (any LocalLoad)?
     /// The task-is-waiting-for-connectivity hook was called for this task.
     var announcedWaiting = false
     var interceptor: (any RequestInterceptor)?

@@ -4,61 +4,50 @@ import FoundationNetworking
 #endif
 import AFProtocols
 
-/// The task's `URLProtocol`, chosen where the task was resumed (``URLProtocolRouting``).
-struct ProtocolRoute: @unchecked Sendable {
-    // @unchecked Sendable: a class object and a value; the class's methods are what URLSession also
-    // calls from its own threads.
-    let protocolClass: URLProtocol.Type
-    let request: URLRequest
-}
-
-/// Tasks a `URLProtocol` answers instead of the network: the engine runs the protocol instance and turns
-/// what it reports through its client into the same events a transfer produces (response hook, data
-/// hook, progress, redirect hook, completion), on the engine thread.
+/// Tasks a local load answers instead of the network (`SessionPlugins.localResponder`: URLProtocol
+/// stubs with AFURLProtocol): the engine starts the load and turns what it reports into the same events
+/// a transfer produces (response hook, data hook, progress, redirect hook, completion), on the engine
+/// thread.
 ///
-/// `startLoading()` and `stopLoading()` run on the engine thread: a protocol that waits should hand
-/// its work to a queue (as it would on Apple platforms, where they run on a URLSession thread).
+/// `start` and `stop` run on the engine thread: a load that waits should hand its work to a queue (as a
+/// URLProtocol would on Apple platforms, where they run on a URLSession thread).
 extension SessionEngine {
-    /// The largest upload body handed to a protocol as the request's `httpBody` (a bigger or throttled
-    /// streamed body is not read into memory; the protocol sees the request without it).
-    static let maximumProtocolBodySize = 16 << 20
+    /// The largest upload body handed to a load as the request's `httpBody` (a bigger or throttled
+    /// streamed body is not read into memory; the load sees the request without it).
+    static let maximumLocalLoadBodySize = 16 << 20
 
-    func beginProtocolLoad(_ task: SessionTask, route: ProtocolRoute) {
-        confinement.assertOnOwner("starting a URLProtocol load")
-        task.updateStorage { $0.protocolRoute = nil }
-        var request = route.request
+    func beginLocalLoad(_ task: SessionTask, _ load: any LocalLoad) {
+        confinement.assertOnOwner("starting a local load")
+        task.updateStorage { $0.localLoad = nil }
+        var request = load.request
         if request.httpBody == nil, let source = task.bodySource { request.httpBody = Self.bodyData(of: source) }
-        let bridge = ProtocolClientBridge(engine: self, task: task)
-        let instance = route.protocolClass.init(request: request, cachedResponse: nil, client: bridge)
-        let load = ProtocolLoad(bridge: bridge, instance: instance, task: task)
+        let state = LocalLoadState(load: load, task: task)
         if task is SessionDownloadTask {
             do {
                 var sink = DownloadFileSink()
                 _ = try sink.open(resuming: nil, failingURL: request.url)
-                load.downloadSink = sink
+                state.downloadSink = sink
             } catch {
                 finishWithoutTransfer(task, error: error)
                 return
             }
         }
-        protocolLoads[ObjectIdentifier(bridge)] = load
-        instance.startLoading()
+        let identity = ObjectIdentifier(load)
+        localLoads[identity] = state
+        load.start(request, reportingTo: LocalLoadEvents { [weak self] event in
+            self?.sendLocalLoadEvent(event, from: identity)
+        })
     }
 
-    /// Sent by a protocol's client, from any thread.
-    func protocolDidReport(_ event: ProtocolEvent, through bridge: ProtocolClientBridge) {
-        sendProtocolEvent(event, bridge)
-    }
-
-    func handleProtocolEvent(_ event: ProtocolEvent, from bridge: ProtocolClientBridge) {
-        confinement.assertOnOwner("a URLProtocol event")
+    func handleLocalLoadEvent(_ event: LocalLoadEvent, from identity: ObjectIdentifier) {
+        confinement.assertOnOwner("a local load's event")
         // A stopped load (cancelled, redirected) may still report: ignored.
-        guard let load = protocolLoads[ObjectIdentifier(bridge)], let events else { return }
+        guard let load = localLoads[identity], let events else { return }
         let task = load.task
         switch event {
         case .response(let response):
             guard load.response == nil else { return }
-            let http = ProtocolLoad.httpResponse(response, for: task.currentRequest?.url)
+            let http = LocalLoadState.httpResponse(response, for: task.currentRequest?.url)
             load.response = http
             task.updateStorage { state in
                 state.responseHead = ResponseHead(response: http)
@@ -67,7 +56,7 @@ extension SessionEngine {
             guard task.leanDelivery == nil else { return }
             switch events.transferDidReceiveResponse(task, statusCode: http.statusCode) {
             case .allow: break
-            case .cancel: endProtocolLoad(load, error: cancellationError(of: task, url: http.url))
+            case .cancel: endLocalLoad(load, error: cancellationError(of: task, url: http.url))
             case .becomeDownload(let download):
                 load.task = download
                 load.body = Data()
@@ -76,14 +65,14 @@ extension SessionEngine {
                     _ = try sink.open(resuming: nil, failingURL: http.url)
                     load.downloadSink = sink
                 } catch {
-                    endProtocolLoad(load, error: error)
+                    endLocalLoad(load, error: error)
                 }
             }
         case .data(let data):
             guard !data.isEmpty else { return }
             if let sink = load.downloadSink {
                 if !data.withUnsafeBytes({ sink.write($0) }) {
-                    endProtocolLoad(load, error: CurlErrorMapping.error(.cannotWriteToFile, url: task.currentRequest?.url))
+                    endLocalLoad(load, error: CurlErrorMapping.error(.cannotWriteToFile, url: task.currentRequest?.url))
                     return
                 }
             } else {
@@ -96,18 +85,18 @@ extension SessionEngine {
             }
         case .finished:
             if load.response == nil {
-                endProtocolLoad(load, error: CurlErrorMapping.error(.badServerResponse, url: task.currentRequest?.url,
+                endLocalLoad(load, error: CurlErrorMapping.error(.badServerResponse, url: task.currentRequest?.url,
                                                                     description: "The URL protocol finished without a response."))
             } else {
-                endProtocolLoad(load, error: nil)
+                endLocalLoad(load, error: nil)
             }
         case .failed(let error):
-            endProtocolLoad(load, error: error)
+            endLocalLoad(load, error: error)
         case .redirected(let proposed, let response):
-            let http = ProtocolLoad.httpResponse(response, for: task.currentRequest?.url)
+            let http = LocalLoadState.httpResponse(response, for: task.currentRequest?.url)
             let next = task.leanDelivery == nil
                 ? events.transfer(task, willPerformRedirection: http, newRequest: proposed) : proposed
-            stopProtocolLoad(load)
+            stopLocalLoad(load)
             guard let next else {
                 // Declined: the redirect response is the answer, as for a network redirect.
                 task.updateStorage { $0.responseHead = ResponseHead(response: http) }
@@ -116,40 +105,41 @@ extension SessionEngine {
                 return
             }
             task.updateStorage { $0.currentRequest = next }
-            if let route = protocolRouting.route(next) {
-                beginProtocolLoad(task, route: ProtocolRoute(protocolClass: route.protocolClass, request: route.request))
+            if let responder = events.localResponder,
+               let following = responder.load(for: next, protocolClasses: settings.protocolClasses) {
+                beginLocalLoad(task, following)
             } else {
                 startOnNetwork(task)
             }
         }
     }
 
-    /// Cancels `task`'s protocol load if it has one; true when it had.
-    func cancelProtocolLoad(of task: SessionTask) -> Bool {
-        guard let load = protocolLoads.values.first(where: { $0.task === task }) else { return false }
-        endProtocolLoad(load, error: cancellationError(of: task, url: task.currentRequest?.url))
+    /// Cancels `task`'s local load if it has one; true when it had.
+    func cancelLocalLoad(of task: SessionTask) -> Bool {
+        guard let load = localLoads.values.first(where: { $0.task === task }) else { return false }
+        endLocalLoad(load, error: cancellationError(of: task, url: task.currentRequest?.url))
         return true
     }
 
-    /// Cancels every protocol load (invalidation that cancels tasks).
-    func cancelAllProtocolLoads() {
-        for load in Array(protocolLoads.values) {
+    /// Cancels every local load (invalidation that cancels tasks).
+    func cancelAllLocalLoads() {
+        for load in Array(localLoads.values) {
             load.task.cancel()
-            endProtocolLoad(load, error: cancellationError(of: load.task, url: load.task.currentRequest?.url))
+            endLocalLoad(load, error: cancellationError(of: load.task, url: load.task.currentRequest?.url))
         }
     }
 
-    private func endProtocolLoad(_ load: ProtocolLoad, error: (any Error)?) {
-        stopProtocolLoad(load)
+    private func endLocalLoad(_ load: LocalLoadState, error: (any Error)?) {
+        stopLocalLoad(load)
         complete(load, error: error)
     }
 
-    private func stopProtocolLoad(_ load: ProtocolLoad) {
-        protocolLoads[ObjectIdentifier(load.bridge)] = nil
-        load.instance.stopLoading()
+    private func stopLocalLoad(_ state: LocalLoadState) {
+        localLoads[ObjectIdentifier(state.load)] = nil
+        state.load.stop()
     }
 
-    private func complete(_ load: ProtocolLoad, error: (any Error)?) {
+    private func complete(_ load: LocalLoadState, error: (any Error)?) {
         let task = load.task
         var outcome = TransferOutcome(error: error)
         let now = Date()
@@ -177,7 +167,7 @@ extension SessionEngine {
         finishedTransfers.append(FinishedTransfer(task: task, outcome: outcome))
     }
 
-    /// An upload's body as data for the protocol's request (nil past ``maximumProtocolBodySize`` or on a
+    /// An upload's body as data for the load's request (nil past ``maximumLocalLoadBodySize`` or on a
     /// read error).
     private static func bodyData(of source: any BodySource) -> Data? {
         if let data = (source as? DataBodySource)?.data { return data }
@@ -189,7 +179,7 @@ extension SessionEngine {
             switch result {
             case .bytes(let count)?:
                 data.append(contentsOf: buffer[0..<count])
-                if data.count > maximumProtocolBodySize { return nil }
+                if data.count > maximumLocalLoadBodySize { return nil }
             case .end?: return data
             case .wait?, nil: return nil  // a throttled source would hold the engine thread
             }
