@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator", "AFProtocols"],
                     path: "Tests/ActivityIndicatorTests"),
-        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading", "AFResponseSerialization", "CTestIsolation"],
+        .testTarget(name: "AFImageLoadingTests", dependencies: ["AFImageLoading", "AFResponseSerialization", "CImageCodecs", "CTestIsolation"],
                     path: "Tests/ImageLoadingTests",
                     resources: [.copy("Fixtures")]),
 

@@ -10,17 +10,11 @@
 #include <jpeglib.h>
 #include "CImageCodecs.h"
 #include "Message.h"
+#include "JPEGSource.h"
 #include "PixelBuffer.h"
 
 // A progressive JPEG can carry thousands of tiny scans, each costing a full pass: bound them.
 enum { MAX_PROGRESSIVE_SCANS = 1000 };
-
-typedef struct {
-    struct jpeg_error_mgr base;   // first, so the libjpeg pointer converts to ours
-    jmp_buf jump;
-    afi_status status;
-    char message[AFI_MESSAGE_CAPACITY];
-} jpeg_failure;
 
 typedef struct {
     struct jpeg_progress_mgr base;
@@ -28,7 +22,7 @@ typedef struct {
 } scan_limit;
 
 static void fail_with_message(j_common_ptr cinfo) {
-    jpeg_failure *failure = (jpeg_failure *)cinfo->err;
+    afi_jpeg_failure *failure = (afi_jpeg_failure *)cinfo->err;
     char text[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, text);
     snprintf(failure->message, sizeof failure->message, "%s", text);
@@ -40,7 +34,7 @@ static void ignore_message(j_common_ptr cinfo) { (void)cinfo; }
 static void init_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
 static boolean fill_input_buffer(j_decompress_ptr cinfo) {
-    jpeg_failure *failure = (jpeg_failure *)cinfo->err;
+    afi_jpeg_failure *failure = (afi_jpeg_failure *)cinfo->err;
     failure->status = AFI_TRUNCATED;
     snprintf(failure->message, sizeof failure->message, "JPEG data ends early");
     longjmp(failure->jump, 1);
@@ -59,15 +53,14 @@ static void term_source(j_decompress_ptr cinfo) { (void)cinfo; }
 static void limit_scans(j_common_ptr common) {
     j_decompress_ptr cinfo = (j_decompress_ptr)common;
     if (cinfo->is_decompressor && cinfo->progressive_mode && cinfo->input_scan_number > MAX_PROGRESSIVE_SCANS) {
-        jpeg_failure *failure = (jpeg_failure *)cinfo->err;
+        afi_jpeg_failure *failure = (afi_jpeg_failure *)cinfo->err;
         failure->status = AFI_CORRUPT;
         snprintf(failure->message, sizeof failure->message, "JPEG has more than %d scans", MAX_PROGRESSIVE_SCANS);
         longjmp(failure->jump, 1);
     }
 }
 
-/// Prepares `cinfo` to read `data`; the caller has set cinfo->err and the jump.
-static void attach_source(j_decompress_ptr cinfo, struct jpeg_source_mgr *source, const uint8_t *data, size_t length) {
+void afi_jpeg_attach_source(j_decompress_ptr cinfo, struct jpeg_source_mgr *source, const uint8_t *data, size_t length) {
     source->next_input_byte = data;
     source->bytes_in_buffer = length;
     source->init_source = init_source;
@@ -78,7 +71,7 @@ static void attach_source(j_decompress_ptr cinfo, struct jpeg_source_mgr *source
     cinfo->src = source;
 }
 
-static void install_error_handlers(jpeg_failure *failure) {
+void afi_jpeg_install_error_handlers(afi_jpeg_failure *failure) {
     jpeg_std_error(&failure->base);
     failure->base.error_exit = fail_with_message;
     failure->base.output_message = ignore_message;
@@ -89,16 +82,16 @@ static void install_error_handlers(jpeg_failure *failure) {
 afi_status afi_jpeg_read_size(const uint8_t *data, size_t length, afi_result *result) {
     result->width = 0; result->height = 0; result->message[0] = 0;
     struct jpeg_decompress_struct cinfo;
-    jpeg_failure failure;
+    afi_jpeg_failure failure;
     struct jpeg_source_mgr source;
-    install_error_handlers(&failure);
+    afi_jpeg_install_error_handlers(&failure);
     cinfo.err = &failure.base;
     if (setjmp(failure.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return afi_fail(result, failure.status, failure.message[0] ? failure.message : "JPEG header unreadable");
     }
     jpeg_create_decompress(&cinfo);
-    attach_source(&cinfo, &source, data, length);
+    afi_jpeg_attach_source(&cinfo, &source, data, length);
     jpeg_read_header(&cinfo, TRUE);
     result->width = cinfo.image_width;
     result->height = cinfo.image_height;
@@ -129,11 +122,11 @@ afi_status afi_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixe
     }
     if (scale_eighths < 1 || scale_eighths > 8) scale_eighths = 8;
     struct jpeg_decompress_struct cinfo;
-    jpeg_failure failure;
+    afi_jpeg_failure failure;
     struct jpeg_source_mgr source;
     scan_limit progress;
     uint8_t *volatile pixels = NULL;
-    install_error_handlers(&failure);
+    afi_jpeg_install_error_handlers(&failure);
     cinfo.err = &failure.base;
     if (setjmp(failure.jump)) {
         free(pixels);
@@ -141,7 +134,7 @@ afi_status afi_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixe
         return afi_fail(result, failure.status, failure.message[0] ? failure.message : "JPEG decoding failed");
     }
     jpeg_create_decompress(&cinfo);
-    attach_source(&cinfo, &source, data, length);
+    afi_jpeg_attach_source(&cinfo, &source, data, length);
     progress.base.progress_monitor = limit_scans;
     progress.cinfo = &cinfo;
     cinfo.progress = &progress.base;

@@ -1,6 +1,7 @@
 // TIFF on libtiff: the first page, read from memory through libtiff's RGBA interface (every
 // photometric interpretation, compression and layout libtiff reads), errors collected through
 // per-open handlers (never stderr, never process-wide state), and a bound on libtiff's allocations.
+// A JPEG-compressed page asked for smaller decodes scaled by libjpeg instead (TIFFJPEGScaled.c).
 #include "CImageCodecs.h"
 #include "Message.h"
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include "TIFFJPEGScaled.h"
 
 typedef struct {
     const uint8_t *data;
@@ -101,7 +103,7 @@ afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *re
     return AFI_OK;
 }
 
-afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels, unsigned scale_eighths,
                            uint8_t **out_pixels, afi_result *result) {
     memset(result, 0, sizeof(*result));
     *out_pixels = NULL;
@@ -129,6 +131,15 @@ afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixe
         TIFFClose(tif);
         snprintf(result->message, AFI_MESSAGE_CAPACITY, "%s", reason);
         return AFI_CORRUPT;
+    }
+    // Smaller than stored: JPEG strips and tiles decode scaled with libjpeg (TIFFJPEGScaled.c). Any
+    // other page, and any failure there, is read at full size below.
+    if (scale_eighths >= 1 && scale_eighths < 8) {
+        if (afi_tiff_decode_jpeg_scaled(tif, data, length, width, height, scale_eighths, out_pixels, result)) {
+            TIFFClose(tif);
+            return AFI_OK;
+        }
+        result->message[0] = 0;
     }
     size_t count = (size_t)width * height;
     uint32_t *raster = malloc(count * 4);

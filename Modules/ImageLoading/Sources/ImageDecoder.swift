@@ -60,7 +60,7 @@ public enum ImageDecoder {
         let limit = UInt64(max(0, options.maximumPixelCount))
         var result = afi_result()
         var pixels: UnsafeMutablePointer<UInt8>?
-        // The size the target is fitted to: the encoded size (a JPEG may decode smaller already).
+        // The size the target is fitted to: the encoded size (a JPEG or TIFF may decode smaller already).
         var encodedSize: PixelSize?
 
         let status: afi_status = data.withUnsafeBytes { raw in
@@ -70,8 +70,6 @@ public enum ImageDecoder {
                 return afi_png_decode(base, raw.count, limit, &pixels, &result)
             case .gif:
                 return afi_gif_decode(base, raw.count, limit, &pixels, &result)
-            case .tiff:
-                return afi_tiff_decode(base, raw.count, limit, &pixels, &result)
             case .webp:
                 // libwebp scales a still image while decoding, to the fitted size itself.
                 var fittedSize = PixelSize(width: 0, height: 0)
@@ -87,17 +85,21 @@ public enum ImageDecoder {
                                        UInt32(clamping: fittedSize.height), &pixels, &result)
             case .bmp, .ico:
                 return AFI_CORRUPT  // decoded above
-            case .jpeg:
+            case .jpeg, .tiff:
+                // libjpeg's DCT scaling: a JPEG, and a TIFF's JPEG strips or tiles (other TIFFs decode full size).
                 var eighths: UInt32 = 8
                 if let target = options.targetSize {
                     var header = afi_result()
-                    if afi_jpeg_read_size(base, raw.count, &header) == AFI_OK {
+                    let read = format == .jpeg ? afi_jpeg_read_size(base, raw.count, &header)
+                        : afi_tiff_read_size(base, raw.count, &header)
+                    if read == AFI_OK {
                         let encoded = PixelSize(width: Int(header.width), height: Int(header.height))
                         encodedSize = encoded
                         eighths = jpegScale(encoded: encoded, target: target)
                     }
                 }
-                return afi_jpeg_decode(base, raw.count, limit, eighths, &pixels, &result)
+                return format == .jpeg ? afi_jpeg_decode(base, raw.count, limit, eighths, &pixels, &result)
+                    : afi_tiff_decode(base, raw.count, limit, eighths, &pixels, &result)
             }
         }
         try check(status, result: result, format: format, limit: options.maximumPixelCount)

@@ -9,8 +9,8 @@ public struct ImageDecodingOptions: Sendable, Hashable, Codable {
     /// libjpeg's coefficient buffer (about 2 bytes per pixel per component, zero-filled up front).
     public var maximumPixelCount: Int
     /// When set, the image is downsampled at decode time to fit within this many pixels, keeping its
-    /// aspect ratio and never enlarging (JPEG decodes at a reduced DCT scale first, then a box filter
-    /// reaches the exact size). Default `nil`: full size.
+    /// aspect ratio and never enlarging (JPEG, and a TIFF's JPEG strips or tiles, decode at a reduced
+    /// DCT scale first, then a box filter reaches the exact size). Default `nil`: full size.
     public var targetSize: PixelSize?
     /// Whether the pixels come out upright: the orientation the image declares (EXIF) applied, and
     /// ``Image/orientation`` `.up`; ``targetSize`` then bounds the upright image. Default `false`: the

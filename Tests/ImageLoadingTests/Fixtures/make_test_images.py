@@ -11,7 +11,7 @@ script encoded, by the PNG and GIF specifications' rules, never by decoding with
 test. Only the standard library is used (zlib for PNG's deflate; the GIF LZW encoder is below).
 
 Usage: make_test_images.py OUTDIR            (the test images)
-       make_test_images.py --bench OUTDIR    (4000x3000 bench.png, .jpg, .webp, .bmp and .tif)
+       make_test_images.py --bench OUTDIR    (4000x3000 bench.png, .jpg, .webp, .bmp, .tif and -jpeg.tif)
 """
 import os
 import struct
@@ -443,6 +443,8 @@ def bench_images(out):
     with open(plain, "wb") as f:
         f.write(b"II*\x00" + struct.pack("<I", 8) + ifd + external + b"".join(strips))
     subprocess.run(["tiffcp", "-c", "lzw", plain, os.path.join(out, "bench.tif")], check=True)
+    # The same strips JPEG-compressed (YCbCr), for the TIFF decode scaled per strip.
+    subprocess.run(["tiffcp", "-c", "jpeg", plain, os.path.join(out, "bench-jpeg.tif")], check=True)
     os.remove(plain)
     os.remove(ppm)
 

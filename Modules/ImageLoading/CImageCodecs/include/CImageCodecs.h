@@ -72,7 +72,10 @@ afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *re
 /// Decodes a TIFF's first page with libtiff (strips or tiles; none, LZW, PackBits, Deflate, JPEG, CCITT
 /// and the other compressions libtiff reads; 1-16 bits per sample; bilevel, grayscale, palette, RGB(A),
 /// CMYK, YCbCr) to RGBA8 with straight alpha. libtiff's own allocations are bounded by the pixel limit.
-afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels,
+/// `scale_eighths` in 1...7 asks for scale_eighths/8 of the encoded size where libjpeg can scale while
+/// decoding (JPEG strips or tiles, 8-bit YCbCr, RGB or gray, pieces landing on whole scaled pixels);
+/// other pages decode full size. `result` receives the output size.
+afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels, unsigned scale_eighths,
                            uint8_t **out_pixels, afi_result *result);
 
 /// Resamples an RGBA8 image to a smaller size with an alpha-weighted box filter: each destination
