@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AFInterceptors", targets: ["AFInterceptors"]),
         .library(name: "AFObservability", targets: ["AFObservability"]),
         .library(name: "AFURLProtocol", targets: ["AFURLProtocol"]),
+        .library(name: "AFHTTPCache", targets: ["AFHTTPCache"]),
         .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
         .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
         .library(name: "AFMultipart", targets: ["AFMultipart"]),
@@ -57,6 +58,7 @@ let package = Package(
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ], path: "Modules/Observability"),
         .target(name: "AFURLProtocol", dependencies: ["AFProtocols"], path: "Modules/URLProtocol"),
+        .target(name: "AFHTTPCache", dependencies: ["AFProtocols"], path: "Modules/HTTPCache"),
 
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
@@ -99,12 +101,13 @@ let package = Package(
         // AFOperations builds on AFCore's engine (through `package` access), so it lives beside the umbrella,
         // the only other place that imports more than AFProtocols.
         // The plugins every composed manager gets (`SessionPlugins.standard`), defined once.
-        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol"],
+        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol", "AFHTTPCache"],
                 path: "Modules/AFNetworking/StandardPlugins"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFInterceptors",
+            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
+            "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
         ], path: "Modules/AFNetworking/Umbrella"),
@@ -118,10 +121,12 @@ let package = Package(
         .target(name: "CTestIsolation", path: "Tests/TestIsolation"),
         .target(name: "LoopbackSupport", dependencies: ["AFProtocols", "CTestIsolation"], path: "Tests/LoopbackSupport"),
         .testTarget(name: "AFCoreTests", dependencies: [
-            // AFInterceptors and AFURLProtocol: their plugins are tested on Core's sessions here.
-            "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "LoopbackSupport",
+            // AFInterceptors, AFURLProtocol and AFHTTPCache: their plugins are tested on Core's sessions here.
+            "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "LoopbackSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Tests/CoreTests"),
+        .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],
+                    path: "Tests/HTTPCacheTests"),
         // The standard observer on the umbrella's managers (the API users meet: `manager.logger`, ...).
         .testTarget(name: "AFObservabilityTests", dependencies: [
             "AFObservability", "AFNetworking", "LoopbackSupport",

@@ -12,11 +12,17 @@ public struct SessionPlugins: Sendable {
     /// Answers requests instead of the network (URLProtocol-style stubs). Default nil: the network
     /// answers every request, and a configuration's `protocolClasses` are not consulted.
     public var localResponder: (any LocalResponder)?
+    /// Makes the session's HTTP cache over its configuration's `urlCache`. Default nil: no cache, every
+    /// request loads. Read once, when a session is made (as the configuration is): changing a made
+    /// session's `plugins` does not change its cache.
+    public var responseCache: (any ResponseCaching)?
 
-    /// Plugins with `observer` and `localResponder` (default none).
-    public init(observer: (any RequestObserver)? = nil, localResponder: (any LocalResponder)? = nil) {
+    /// Plugins with `observer`, `localResponder` and `responseCache` (default none).
+    public init(observer: (any RequestObserver)? = nil, localResponder: (any LocalResponder)? = nil,
+                responseCache: (any ResponseCaching)? = nil) {
         self.observer = observer
         self.localResponder = localResponder
+        self.responseCache = responseCache
     }
 
     /// No plugins: the bare engine.

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFCore
+import AFHTTPCache
 import AFProtocols
 import Testing
 
@@ -34,7 +35,7 @@ struct CacheFileModeTests {
         let before = entries(in: directory)
         #expect(before.count == 1)
 
-        let manager = makeManager { $0.urlCache = cache }
+        let manager = makeManager(plugins: SessionPlugins(responseCache: HTTPCache())) { $0.urlCache = cache }
         let result = await complete(manager, URLRequest(url: sharedServer.url("/bytes/9")))
         #expect(result.error == nil)
         manager.invalidateSession(cancelingTasks: false)
@@ -50,7 +51,8 @@ struct CacheFileModeTests {
     }
 
     @Test func theDefaultConfigurationsCacheDirectoryIs0700() throws {
-        let manager = URLSessionManager(sessionConfiguration: nil, responseSerializer: HTTPResponseSerializer())
+        let manager = URLSessionManager(sessionConfiguration: nil, responseSerializer: HTTPResponseSerializer(),
+                                        plugins: SessionPlugins(responseCache: HTTPCache()))
         defer { manager.invalidateSession(cancelingTasks: true) }
         let directory = try #require(urlCacheDirectory(of: URLCache.shared))
         #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import AFCore
+@_spi(Fuzzing) import AFHTTPCache
 @_spi(Fuzzing) import AFInterceptors
 import AFNetworking
 import Foundation

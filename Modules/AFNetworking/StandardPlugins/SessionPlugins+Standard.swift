@@ -1,3 +1,4 @@
+import AFHTTPCache
 import AFObservability
 import AFProtocols
 import AFURLProtocol
@@ -7,8 +8,9 @@ extension SessionPlugins {
     /// operations' sessions, and `af`): AFObservability's `ObservabilitySettings()` as the observer, so
     /// requests log through the session's logger and report to a bootstrapped metrics or tracing
     /// backend; AFURLProtocol's `URLProtocolResponder()` as the local responder, so a configuration's
-    /// `protocolClasses` and the registered classes answer as in URLSession.
+    /// `protocolClasses` and the registered classes answer as in URLSession; AFHTTPCache's `HTTPCache()`,
+    /// so the configuration's `urlCache` caches as RFC 9111 says.
     public static var standard: SessionPlugins {
-        SessionPlugins(observer: ObservabilitySettings(), localResponder: URLProtocolResponder())
+        SessionPlugins(observer: ObservabilitySettings(), localResponder: URLProtocolResponder(), responseCache: HTTPCache())
     }
 }

@@ -10,6 +10,7 @@
 @_exported import AFInterceptors
 @_exported import AFObservability
 @_exported import AFURLProtocol
+@_exported import AFHTTPCache
 @_exported import AFStandardPlugins
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization

@@ -15,8 +15,8 @@ struct EngineSettings: Sendable {
     var cookies: CookiePolicy
     var credentialStorage: URLCredentialStorage?
     var proxies: ProxySettings
-    /// The HTTP cache over the configuration's `urlCache` (nil: no cache).
-    var cache: ResponseCache?
+    /// The HTTP cache over the configuration's `urlCache` (nil: no cache, or no cache plugin).
+    var cache: (any SessionResponseCache)?
     /// The configuration's `protocolClasses` a local responder may consult, without Foundation's own
     /// (`_HTTPURLProtocol` and its kin, which the default configurations list): the engine is the HTTP
     /// implementation here.
@@ -25,7 +25,8 @@ struct EngineSettings: Sendable {
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
 
-    init(configuration: URLSessionConfiguration) {
+    /// The settings of a session on `configuration` whose cache `responseCaching` makes (nil: none).
+    init(configuration: URLSessionConfiguration, responseCaching: (any ResponseCaching)? = nil) {
         var headers: [(name: String, value: String)] = []
         for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
             if let name = key as? String { headers.append((name, "\(value)")) }
@@ -47,9 +48,9 @@ struct EngineSettings: Sendable {
         protocolClasses = (configuration.protocolClasses ?? []).filter {
             !String(reflecting: $0).hasPrefix("FoundationNetworking.")
         }
-        cache = configuration.urlCache.map {
-            URLCacheDirectory.restrict($0)   // readable by this user only, before anything is stored
-            return ResponseCache(storage: $0, sessionPolicy: configuration.requestCachePolicy, additionalHeaders: headers)
+        cache = configuration.urlCache.flatMap { storage in
+            responseCaching?.sessionCache(storage: storage, sessionPolicy: configuration.requestCachePolicy,
+                                          additionalHeaders: headers)
         }
         proxies = ProxySettings(dictionary: configuration.connectionProxyDictionary,
                                 environment: ProcessInfo.processInfo.environment)

@@ -4,12 +4,12 @@ import FoundationNetworking
 #endif
 import AFProtocols
 
-/// The engine's side of the HTTP cache (``ResponseCache`` decides before a task starts): answering a
-/// task from the cache without a transfer, and storing or invalidating after one.
+/// The engine's side of the HTTP cache (`SessionPlugins.responseCache`, which decides before a task
+/// starts): answering a task from the cache without a transfer, and storing or invalidating after one.
 extension SessionEngine {
     /// Completes `task` with `stored`, as a transfer would have (response hook, data hook, progress,
     /// completion), without touching the network. Its metrics say `.localCache`.
-    func answerFromCache(_ task: SessionTask, with stored: StoredResponse) {
+    func answerFromCache(_ task: SessionTask, with stored: CachedAnswer) {
         guard let events else { return }
         confinement.assertOnOwner("answering from the cache")
         let url = task.requestURL ?? stored.response.url
@@ -65,59 +65,43 @@ extension SessionEngine {
             data: data, temporaryFile: file, metrics: metrics)))
     }
 
-    /// After `transfer` ended well: stores its response when RFC 9111 allows (through the session's
-    /// `willCacheResponse` answer), or removes what an unsafe method changed (§4.4).
+    /// After `transfer` ended well: stores its response when the cache's rules allow (through the
+    /// session's `willCacheResponse` answer), or removes what an unsafe method changed.
     func updateCache(after transfer: Transfer, body: Data?) {
         let task = transfer.task
         guard let cache = settings.cache, let events, let head = task.updateStorage({ $0.responseHead }) else { return }
         let url: URL
         let method: String
-        let storesBody: Bool
-        let headers: RequestHeaders
         if let plain = task.fieldRequest {
-            // An HTTPRequest, read as it is.
             (url, method) = (plain.url, plain.method)
-            storesBody = body != nil && ResponseCache.serves(task, method: method, url: url, fieldNames: plain.lowercasedNames)
-            headers = RequestHeaders(lines: plain.fieldLines, additional: [])
         } else {
             guard let request = task.originalRequest, let requestURL = request.url else { return }
             (url, method) = (requestURL, (request.httpMethod ?? "GET").uppercased())
-            storesBody = body != nil && ResponseCache.serves(task, request: request)
-            headers = RequestHeaders(request: request, additional: [])
         }
-        let invalidates = CacheRules.invalidates(method: method, statusCode: head.statusCode)
-        // Most answers are not stored: decided from the header lines, as an HTTPURLResponse costs more
+        // Most answers change nothing: decided from the header lines, as an HTTPURLResponse costs more
         // than the rest of a small request's work on this thread.
-        guard invalidates || transfer.cacheAnswer != nil
-                || (storesBody && CacheRules.mayBeStorable(statusCode: head.statusCode,
-                                                           cacheControl: head.value(named: "cache-control"),
-                                                           expires: head.value(named: "expires"))),
-              let response = head.response else { return }
-        if invalidates {
-            cache.remove(url)
-            // Location and Content-Location name the resource too, when on the same origin (§4.4).
-            for name in ["Location", "Content-Location"] {
-                if let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url),
-                   target.scheme == url.scheme, target.host == url.host, target.port == url.port {
-                    cache.remove(target.absoluteURL)
-                }
-            }
+        let effect = cache.effect(ofMethod: method, statusCode: head.statusCode, field: head.value(named:))
+        let stores = body != nil && CacheConsultation.takesPart(task) && (effect == .mayStore || transfer.cacheAnswer != nil)
+        guard effect == .invalidate || stores, let response = head.response else { return }
+        if effect == .invalidate {
+            cache.invalidate(url, after: response)
             return
         }
-        guard storesBody, let body else { return }
-        let entry = transfer.cacheAnswer ?? cache.entry(method: method, url: url, headers: headers, response: response,
-                                                        data: body, requestTime: transfer.startDate, responseTime: Date(),
-                                                        usedCredential: transfer.machine.credential != nil)
-        guard var entry else { return }
+        guard let body, let request = CacheConsultation.request(of: task, current: false) else { return }
+        var trust: CacheTrustRecord?
         if url.scheme?.lowercased() == "https" {
-            // Stored only with a record of the trust it was fetched under (CacheTrust).
+            // Stored only with a record of the handshake it was fetched under.
             guard let tls = transfer.attemptTLS, !tls.asksForIdentityPerChallenge,
                   !transfer.recordsPeerChain || transfer.peerChain != nil else { return }
-            entry.trust = CacheTrust(policyEvaluatedChain: transfer.recordsPeerChain ? transfer.peerChain : nil,
+            trust = CacheTrustRecord(policyEvaluatedChain: transfer.recordsPeerChain ? transfer.peerChain : nil,
                                      tlsMinimum: tls.minimum, tlsMaximum: tls.maximum,
                                      clientCertificate: tls.identity?.certificateChainPEM)
         }
-        guard let chosen = events.transfer(transfer.task, willCache: entry.cachedURLResponse()) else { return }
-        cache.store(entry.annotating(chosen), for: url)
+        guard let proposal = cache.proposal(for: request, response: response, data: body,
+                                            revalidated: transfer.cacheAnswer, requestTime: transfer.startDate,
+                                            responseTime: Date(), usedCredential: transfer.machine.credential != nil,
+                                            trust: trust),
+              let chosen = events.transfer(transfer.task, willCache: proposal.cachedResponse) else { return }
+        cache.store(proposal, as: chosen, for: url)
     }
 }

@@ -374,8 +374,8 @@ final class SessionEngine: @unchecked Sendable {
             transfersByTask[ObjectIdentifier(transfer.task)] = transfer
             admission.transfer(from: dataTask, to: transfer.task)
         }
-        if case .revalidate(let stored)? = task.updateStorage({ $0.cachePlan }) {
-            for header in stored.conditionalHeaders { transfer.request.setValue(header.value, forHTTPHeaderField: header.name) }
+        if case .revalidate(let stored, let conditional)? = task.updateStorage({ $0.cachePlan }) {
+            for header in conditional { transfer.request.setValue(header.value, forHTTPHeaderField: header.name) }
             transfer.cacheRevalidation = stored
         }
         transfersByTask[ObjectIdentifier(task)] = transfer

@@ -75,7 +75,8 @@ final class Transfer {
     /// transfer waits for that connection instead of opening another. Set before each attempt is configured.
     var hostMultiplexes = false
     /// A session policy decides this https GET's handshake and the cache may store its answer: the chain
-    /// the server presented is read when each response head ends (``peerChain``), for ``CacheTrust``.
+    /// the server presented is read when each response head ends (``peerChain``), for the entry's
+    /// `CacheTrustRecord`.
     var recordsPeerChain = false
     var peerChain: [Data]?
     /// The TLS settings the attempt was configured with (nil for http).
@@ -116,9 +117,9 @@ final class Transfer {
     let bodyStream: LeanBodyStream?
     /// The stored response this transfer asks the server about (a conditional request); cleared once
     /// the answer's head arrived.
-    var cacheRevalidation: StoredResponse?
+    var cacheRevalidation: CachedAnswer?
     /// The stored response, freshened by the server's 304, that answers the task instead of the 304.
-    private(set) var cacheAnswer: StoredResponse?
+    private(set) var cacheAnswer: CachedAnswer?
     /// A manually followed redirect chain hit the limit.
     var tooManyRedirects = false
     let startDate = Date()
@@ -272,7 +273,7 @@ final class Transfer {
         if let version = machine.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
             announcesMultiplexing = true
         }
-        if recordsPeerChain { peerChain = CacheTrust.peerChain(of: handle) }
+        if recordsPeerChain { peerChain = PeerChain.read(from: handle) }
         storeCookies(url: url)
         let final: ResponseStateMachine.FinalResponse
         switch action {
@@ -288,10 +289,10 @@ final class Transfer {
         var expectedLength = final.expectedLength
         if let revalidation = cacheRevalidation {
             cacheRevalidation = nil
-            if machine.statusCode == 304, let notModified = head?.response {
+            if machine.statusCode == 304, let notModified = head?.response, let cache = settings.cache {
                 // Still good: the stored response, brought up to date, is the answer (RFC 9111 §4.3.4; the
                 // one response stored for the URL is the one the validators selected).
-                let freshened = revalidation.freshened(by: notModified, requestTime: startDate, responseTime: Date())
+                let freshened = cache.freshen(revalidation, with: notModified, requestTime: startDate, responseTime: Date())
                 cacheAnswer = freshened
                 head = ResponseHead(response: freshened.response)
                 expectedLength = Int64(freshened.data.count)

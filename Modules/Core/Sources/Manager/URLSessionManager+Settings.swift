@@ -40,7 +40,7 @@ extension URLSessionManager {
             set { storedMaximumRedirects = max(0, newValue) }
         }
 
-        /// The oldest TLS version a handshake may negotiate. Default ``TLSProtocolVersion/tlsv12``, as on
+        /// The oldest TLS version a handshake may negotiate. Default `TLSProtocolVersion.tlsv12`, as on
         /// Apple platforms (where it is `URLSessionConfiguration.tlsMinimumSupportedProtocolVersion`;
         /// Linux's configuration has no such property). Applies to transfers started afterwards; a
         /// server that offers only older versions fails the task with `URLError(.secureConnectionFailed)`.

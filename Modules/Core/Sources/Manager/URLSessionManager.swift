@@ -65,7 +65,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
                 responseSerializer: any ResponseSerializing = HTTPResponseSerializer(),
                 plugins: SessionPlugins = .none) {
         let configuration = configuration ?? URLSessionConfiguration.default
-        configurationTemplate = EngineSettings(configuration: configuration)
+        configurationTemplate = EngineSettings(configuration: configuration, responseCaching: plugins.responseCache)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
         state.withLock {
             $0.settings.responseSerializer = responseSerializer
@@ -105,8 +105,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         try state.withLock { try body(&$0.settings) }
     }
 
-    /// The session's HTTP cache (nil when the configuration has no `urlCache`).
-    var responseCache: ResponseCache? { configurationTemplate.cache }
+    /// The session's HTTP cache (nil when the configuration has no `urlCache` or no cache plugin made one).
+    var responseCache: (any SessionResponseCache)? { configurationTemplate.cache }
 
     /// Decides, on the thread that resumes `task`, what answers it besides the network: the session's
     /// local responder (`SessionPlugins.localResponder`), else the cache. A streamed lean body always
@@ -120,9 +120,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
             task.updateStorage { $0.localLoad = load }
             return
         }
-        configurationTemplate.cache?.prepare(task) {
-            CacheTrust.Requirement(policy: securityPolicy, tls: connectionSettings.tls)
-        }
+        if let cache = configurationTemplate.cache { consult(cache, for: task) }
     }
 
     /// What the engine reads for each transfer, in one lock acquisition.

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
+@testable import AFHTTPCache
 import AFProtocols
 
 /// RFC 9111's rules without a server: directives, dates, freshness, age, storing, deciding, freshening.
@@ -386,53 +386,53 @@ private struct LeafPin: ServerTrustEvaluating {
 
 @Suite("HTTP cache: an https entry answers only a session whose trust is the same or looser")
 struct CacheTrustTests {
-    static let defaults = CacheTrust.Requirement(policy: nil, tls: TLSOptions(minimum: .tlsv12, maximum: nil, identity: nil))
+    static let defaults = CacheTrustRequirement(policy: nil, tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
     private let leaf = Data([1, 2, 3])
     private let otherLeaf = Data([9, 9])
 
     private func requirement(policy: (any ServerTrustEvaluating)? = nil, minimum: TLSProtocolVersion = .tlsv12,
-                             maximum: TLSProtocolVersion? = nil) -> CacheTrust.Requirement {
-        CacheTrust.Requirement(policy: policy, tls: TLSOptions(minimum: minimum, maximum: maximum, identity: nil))
+                             maximum: TLSProtocolVersion? = nil) -> CacheTrustRequirement {
+        CacheTrustRequirement(policy: policy, tlsMinimum: minimum, tlsMaximum: maximum, clientCertificate: nil)
     }
 
     @Test func aPinningSessionTakesOnlyAnEntryWhoseChainItsPolicyAccepts() {
-        let pinned = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        let pinned = CacheTrustRecord(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
         #expect(pinned.satisfies(requirement(policy: LeafPin(leaf: leaf)), host: "h"))
         #expect(!pinned.satisfies(requirement(policy: LeafPin(leaf: otherLeaf)), host: "h"))
         // Fetched with the system CAs: no chain for a policy to judge.
-        #expect(!CacheTrust.unrecorded.satisfies(requirement(policy: LeafPin(leaf: leaf)), host: "h"))
+        #expect(!CacheTrustRecord.unrecorded.satisfies(requirement(policy: LeafPin(leaf: leaf)), host: "h"))
         // A session without a policy takes only what the system CAs decided (a policy may accept more).
         #expect(!pinned.satisfies(requirement(), host: "h"))
-        #expect(CacheTrust.unrecorded.satisfies(requirement(), host: "h"))
+        #expect(CacheTrustRecord.unrecorded.satisfies(requirement(), host: "h"))
     }
 
     @Test func theTLSRangeMustLieInsideTheSessions() {
-        let fetched = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: .tlsv12, clientCertificate: nil)
+        let fetched = CacheTrustRecord(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: .tlsv12, clientCertificate: nil)
         #expect(fetched.satisfies(requirement(minimum: .tlsv12), host: "h"))
         #expect(fetched.satisfies(requirement(minimum: .tlsv10, maximum: .tlsv13), host: "h"))
         #expect(!fetched.satisfies(requirement(minimum: .tlsv13), host: "h"))
-        let unbounded = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        let unbounded = CacheTrustRecord(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
         #expect(!unbounded.satisfies(requirement(maximum: .tlsv12), host: "h"))
     }
 
     @Test func theClientCertificateMustBeTheSessions() {
-        let withCertificate = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil,
+        let withCertificate = CacheTrustRecord(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil,
                                          clientCertificate: Data("PEM".utf8))
         #expect(!withCertificate.satisfies(requirement(), host: "h"))
     }
 
     @Test func theRecordSurvivesArchivingAndATamperedOneAnswersNoOne() throws {
-        let record = CacheTrust(policyEvaluatedChain: [leaf, otherLeaf], tlsMinimum: .tlsv13, tlsMaximum: .tlsv13,
+        let record = CacheTrustRecord(policyEvaluatedChain: [leaf, otherLeaf], tlsMinimum: .tlsv13, tlsMaximum: .tlsv13,
                                 clientCertificate: Data("PEM".utf8))
-        #expect(CacheTrust(archived: record.archived) == record)
+        #expect(CacheTrustRecord(archived: record.archived) == record)
         func archived(_ list: [String: Any]) throws -> Data {
             try PropertyListSerialization.data(fromPropertyList: list, format: .binary, options: 0)
         }
-        #expect(CacheTrust(archived: try archived(["tlsMinimum": 99])) == nil)
-        #expect(CacheTrust(archived: try archived(["tlsMinimum": 12, "chain": "x"])) == nil)
-        #expect(CacheTrust(archived: try archived(["tlsMinimum": 12, "tlsMaximum": "13"])) == nil)
-        #expect(CacheTrust(archived: Data("not a record".utf8)) == nil)
-        #expect(CacheTrust(archived: ["tlsMinimum": 12]) == nil)
+        #expect(CacheTrustRecord(archived: try archived(["tlsMinimum": 99])) == nil)
+        #expect(CacheTrustRecord(archived: try archived(["tlsMinimum": 12, "chain": "x"])) == nil)
+        #expect(CacheTrustRecord(archived: try archived(["tlsMinimum": 12, "tlsMaximum": "13"])) == nil)
+        #expect(CacheTrustRecord(archived: Data("not a record".utf8)) == nil)
+        #expect(CacheTrustRecord(archived: ["tlsMinimum": 12]) == nil)
     }
 
     /// Foundation's URLCache on Linux unarchives `userInfo` allowing no array: an entry whose record held
@@ -448,7 +448,7 @@ struct CacheTrustTests {
                                    sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
         var entry = writer.entry(for: request, response: response, data: Data("x".utf8), requestTime: Date(),
                                  responseTime: Date())!
-        entry.trust = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        entry.trust = CacheTrustRecord(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
         writer.store(entry.cachedURLResponse(), for: request)
         writer.waitForWrites()
         let reader = ResponseCache(storage: URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path),
@@ -465,7 +465,7 @@ struct CacheTrustTests {
                                        headerFields: ["Cache-Control": "max-age=60"])!
         var entry = cache.entry(for: request, response: response, data: Data("x".utf8), requestTime: Date(),
                                 responseTime: Date())!
-        entry.trust = CacheTrust(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+        entry.trust = CacheTrustRecord(policyEvaluatedChain: [leaf], tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
         cache.store(entry.cachedURLResponse(), for: request)
         #expect(cache.lookUp(request, trust: { requirement(policy: LeafPin(leaf: leaf)) })?.data == Data("x".utf8))
         #expect(cache.lookUp(request, trust: { requirement(policy: LeafPin(leaf: otherLeaf)) }) == nil)

@@ -4,23 +4,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the cache decided for a task before it started (kept in the task for the engine).
-enum CachePlan: Sendable {
-    /// Answer from the cache; the network is not touched.
-    case answer(StoredResponse)
-    /// Send the request with the stored response's validators; a 304 is answered from the cache.
-    case revalidate(StoredResponse)
-    /// Fail with -1008: the policy forbids loading and nothing usable is stored.
-    case unavailable
-}
-
 /// A session's HTTP cache: RFC 9111 (``CacheRules``) over the configuration's `URLCache`, under its
 /// `requestCachePolicy` and each request's `cachePolicy`.
 ///
-/// Which tasks it serves: data tasks (the managers' and the lean path's `data(for:)`) whose request is a
-/// GET without `Range` or conditional headers of its own (a request that manages its own validators
-/// talks to the server). Streamed bodies, downloads and uploads always load, as their bodies are not
-/// held in memory. Unsafe methods that succeed remove what is stored for their URL (§4.4).
+/// Which requests it serves, of the data tasks the engine hands it (the managers' and the lean path's
+/// `data(for:)`; streamed bodies, downloads and uploads always load): a GET without `Range` or
+/// conditional headers of its own (a request that manages its own validators talks to the server).
+/// Unsafe methods that succeed remove what is stored for their URL (§4.4).
 ///
 /// Threading: lookups run on the thread that resumes a task, before the engine sees it, because
 /// Foundation's `URLCache` on Linux reads its disk directory on every lookup (30 µs for a miss, ms with
@@ -31,7 +21,7 @@ enum CachePlan: Sendable {
 /// ``CacheMemoryTier`` (Foundation's memory for a subclass). At most ``maximumPendingWrites`` responses wait: past
 /// that, a response is not stored (memory stays bounded when the disk is slower than the network).
 /// Invalidating the session waits for the writes before `sessionDidBecomeInvalid`.
-final class ResponseCache: Sendable {
+final class ResponseCache: SessionResponseCache {
     /// How many responses may wait to be written before new ones are dropped.
     static let maximumPendingWrites = 64
     /// Where the request's URL is kept in a stored entry: an entry answers only the URL it was stored
@@ -77,20 +67,18 @@ final class ResponseCache: Sendable {
         request.cachePolicy == .useProtocolCachePolicy ? sessionPolicy : request.cachePolicy
     }
 
-    /// Whether the cache takes part in `task` at all, sent as `request`.
-    static func serves(_ task: SessionTask, request: URLRequest) -> Bool {
-        // One pass over the fields: corelibs' value(forHTTPHeaderField:) compares every name per call.
-        serves(task, method: (request.httpMethod ?? "GET").uppercased(), url: request.url,
-               fieldNames: (request.allHTTPHeaderFields ?? [:]).keys.lazy.map { $0.lowercased() })
+    /// Whether the cache serves a request of `method` (uppercased) to `url` with fields of the lowercased
+    /// `fieldNames`.
+    static func serves(method: String, url: URL?, fieldNames: some Sequence<String>) -> Bool {
+        guard method == "GET", let scheme = url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return false
+        }
+        return !fieldNames.contains { ownValidatorFields.contains($0) }
     }
 
-    /// Whether the cache takes part in `task` at all, sent as `method` (uppercased) to `url` with fields
-    /// of the lowercased `fieldNames`.
-    static func serves(_ task: SessionTask, method: String, url: URL?, fieldNames: some Sequence<String>) -> Bool {
-        guard task is SessionDataTask, task.leanDelivery?.stream == nil, task.bodySource == nil,
-              method == "GET", let scheme = url?.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" else { return false }
-        return !fieldNames.contains { ownValidatorFields.contains($0) }
+    /// Whether the cache serves `request`.
+    static func serves(_ request: CacheRequest) -> Bool {
+        serves(method: request.method, url: request.url, fieldNames: request.headerFields.lazy.map { $0.name.lowercased() })
     }
 
     /// Request fields that make the request manage its own validators or ranges.
@@ -98,44 +86,69 @@ final class ResponseCache: Sendable {
         "range", "if-none-match", "if-modified-since", "if-range", "if-match", "if-unmodified-since",
     ]
 
-    /// Decides `task`'s plan (nil: load as usual) and keeps it in the task for the engine. `trust` gives
-    /// the session's trust settings, read only for an https entry (``CacheTrust``).
-    func prepare(_ task: SessionTask, trust: () -> CacheTrust.Requirement) {
-        let url: URL
-        let policy: URLRequest.CachePolicy
-        let headers: RequestHeaders
-        if let plain = task.fieldRequest, task.updateStorage({ $0.currentRequest }) == nil {
-            // An HTTPRequest, read as it is: it has the default cache policy.
-            guard Self.serves(task, method: plain.method, url: plain.url, fieldNames: plain.lowercasedNames) else { return }
-            url = plain.url
-            policy = sessionPolicy
-            headers = RequestHeaders(lines: plain.fieldLines, additional: additionalHeaders)
-        } else {
-            guard let request = task.currentRequest, let requestURL = request.url,
-                  Self.serves(task, request: request) else { return }
-            url = requestURL
-            policy = self.policy(for: request)
-            headers = RequestHeaders(request: request, additional: additionalHeaders)
-        }
+    func plan(for request: CacheRequest, trust: () -> CacheTrustRequirement) -> CachePlan? {
+        guard Self.serves(request) else { return nil }
+        let policy = request.cachePolicy == .useProtocolCachePolicy ? sessionPolicy : request.cachePolicy
+        let headers = RequestHeaders(fields: request.headerFields, additional: additionalHeaders)
         let stored = policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
-            ? nil : lookUp(url, trust: trust)
-        let plan: CachePlan?
+            ? nil : lookUp(request.url, trust: trust)
         switch CacheRules.decide(policy: policy, request: headers, stored: stored, now: Date()) {
-        case .answer(let stored): plan = .answer(stored)
-        case .revalidate(let stored): plan = .revalidate(stored)
-        case .load: plan = nil
-        case .unavailable: plan = .unavailable
+        case .answer(let stored): return .answer(stored.answer)
+        case .revalidate(let stored): return .revalidate(stored.answer, conditionalHeaderFields: stored.conditionalHeaders)
+        case .load: return nil
+        case .unavailable: return .unavailable
         }
-        if let plan { task.updateStorage { $0.cachePlan = plan } }
+    }
+
+    func freshen(_ answer: CachedAnswer, with notModified: HTTPURLResponse, requestTime: Date,
+                 responseTime: Date) -> CachedAnswer {
+        guard let stored = answer.record as? StoredResponse else { return answer }
+        return stored.freshened(by: notModified, requestTime: requestTime, responseTime: responseTime).answer
+    }
+
+    func effect(ofMethod method: String, statusCode: Int, field: (String) -> String?) -> CacheEffect {
+        if CacheRules.invalidates(method: method, statusCode: statusCode) { return .invalidate }
+        guard method == "GET", CacheRules.mayBeStorable(statusCode: statusCode, cacheControl: field("cache-control"),
+                                                        expires: field("expires")) else { return .none }
+        return .mayStore
+    }
+
+    func invalidate(_ url: URL, after response: HTTPURLResponse) {
+        remove(url)
+        // Location and Content-Location name the resource too, when on the same origin (§4.4).
+        for name in ["Location", "Content-Location"] {
+            if let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url),
+               target.scheme == url.scheme, target.host == url.host, target.port == url.port {
+                remove(target.absoluteURL)
+            }
+        }
+    }
+
+    func proposal(for request: CacheRequest, response: HTTPURLResponse, data: Data, revalidated: CachedAnswer?,
+                  requestTime: Date, responseTime: Date, usedCredential: Bool,
+                  trust: CacheTrustRecord?) -> CacheProposal? {
+        guard Self.serves(request) else { return nil }
+        let made = (revalidated?.record as? StoredResponse)
+            ?? entry(method: request.method, url: request.url,
+                     headers: RequestHeaders(fields: request.headerFields, additional: []), response: response,
+                     data: data, requestTime: requestTime, responseTime: responseTime, usedCredential: usedCredential)
+        guard var entry = made else { return nil }
+        entry.trust = trust
+        return CacheProposal(cachedResponse: entry.cachedURLResponse(), record: entry)
+    }
+
+    func store(_ proposal: CacheProposal, as chosen: CachedURLResponse, for url: URL) {
+        guard let entry = proposal.record as? StoredResponse else { return }
+        store(entry.annotating(chosen), for: url)
     }
 
     /// The entry stored for exactly `request`'s URL, if the session's `trust` accepts what it was fetched under.
-    func lookUp(_ request: URLRequest, trust: () -> CacheTrust.Requirement) -> StoredResponse? {
+    func lookUp(_ request: URLRequest, trust: () -> CacheTrustRequirement) -> StoredResponse? {
         request.url.flatMap { lookUp($0, trust: trust) }
     }
 
     /// The entry stored for exactly `url`, if the session's `trust` accepts what it was fetched under.
-    func lookUp(_ url: URL, trust: () -> CacheTrust.Requirement) -> StoredResponse? {
+    func lookUp(_ url: URL, trust: () -> CacheTrustRequirement) -> StoredResponse? {
         let key = url.absoluteString
         let cached: CachedURLResponse?
         if let waiting = pending.withLock({ $0[key] }) {
@@ -152,7 +165,7 @@ final class ResponseCache: Sendable {
         guard storedFor == key else { return nil }
         if let memoryOnly = memoryOnlyMark, cached.userInfo?[Self.memoryCacheKey] as? String != memoryOnly { return nil }
         if let scheme = url.scheme?.lowercased(), scheme == "https" {
-            let recorded = cached.userInfo?[CacheTrust.userInfoKey].map { CacheTrust(archived: $0) } ?? .unrecorded
+            let recorded = cached.userInfo?[CacheTrustRecord.userInfoKey].map { CacheTrustRecord(archived: $0) } ?? .unrecorded
             guard let recorded, recorded.satisfies(trust(), host: url.host ?? "") else { return nil }
         }
         return StoredResponse(cached)
@@ -166,8 +179,8 @@ final class ResponseCache: Sendable {
               requestTime: requestTime, responseTime: responseTime, usedCredential: usedCredential)
     }
 
-    /// ``entry(for:response:data:requestTime:responseTime:usedCredential:)`` for a request of `method`
-    /// (uppercased) to `url` with its own fields `headers` (the session's additional headers are added here).
+    /// The entry to store for a request of `method` (uppercased) to `url` with its own fields `headers`
+    /// (the session's additional headers are added here), or nil when RFC 9111 forbids storing it.
     func entry(method: String, url: URL?, headers own: RequestHeaders, response: HTTPURLResponse, data: Data,
                requestTime: Date, responseTime: Date, usedCredential: Bool) -> StoredResponse? {
         let headers = own.adding(additionalHeaders)

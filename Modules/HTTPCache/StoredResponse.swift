@@ -17,8 +17,8 @@ struct StoredResponse: Sendable {
     let responseTime: Date
     /// Lowercased header name -> the request's value ("" when the request lacked it); nil when unknown.
     let varyValues: [String: String]?
-    /// The trust an https response was fetched under (``CacheTrust``), written with the entry.
-    var trust: CacheTrust?
+    /// The trust an https response was fetched under (`CacheTrustRecord`), written with the entry.
+    var trust: CacheTrustRecord?
 
     static let requestTimeKey = "AFNetworking.cache.requestTime"
     static let responseTimeKey = "AFNetworking.cache.responseTime"
@@ -43,12 +43,15 @@ struct StoredResponse: Sendable {
                   responseTime: received, varyValues: info[Self.varyValuesKey] as? [String: String])
     }
 
+    /// The entry as a session's task gets it, with itself as the cache's record.
+    var answer: CachedAnswer { CachedAnswer(response: response, data: data, record: self) }
+
     /// The entry as the cache stores it.
     func cachedURLResponse(storagePolicy: URLCache.StoragePolicy = .allowed) -> CachedURLResponse {
         var info: [AnyHashable: Any] = [Self.requestTimeKey: requestTime.timeIntervalSince1970,
                                         Self.responseTimeKey: responseTime.timeIntervalSince1970]
         if let varyValues { info[Self.varyValuesKey] = varyValues }
-        if let trust { info[CacheTrust.userInfoKey] = trust.archived }
+        if let trust { info[CacheTrustRecord.userInfoKey] = trust.archived }
         return CachedURLResponse(response: response, data: data, userInfo: info, storagePolicy: storagePolicy)
     }
 
@@ -57,7 +60,7 @@ struct StoredResponse: Sendable {
     func annotating(_ cached: CachedURLResponse) -> CachedURLResponse {
         var info = cached.userInfo ?? [:]
         // The trust is always this transfer's: a hook's entry cannot carry another.
-        info[CacheTrust.userInfoKey] = trust?.archived
+        info[CacheTrustRecord.userInfoKey] = trust?.archived
         guard info[Self.responseTimeKey] == nil else {
             return CachedURLResponse(response: cached.response, data: cached.data, userInfo: info,
                                      storagePolicy: cached.storagePolicy)
@@ -160,21 +163,17 @@ struct StoredResponse: Sendable {
 
 /// A request's header values as they go out: the request's own, else the session's additional headers.
 struct RequestHeaders {
-    private let request: URLRequest?
-    private let lines: RequestFieldLines?
+    /// The request's own fields, a repeated name once per line.
+    private let fields: [(name: String, value: String)]
     private(set) var additional: [(name: String, value: String)]
 
-    init(request: URLRequest, additional: [(name: String, value: String)]) {
-        self.request = request
-        lines = nil
+    init(fields: [(name: String, value: String)], additional: [(name: String, value: String)]) {
+        self.fields = fields
         self.additional = additional
     }
 
-    /// The fields of an `HTTPRequest`'s `lines` (repeated names joined as a `URLRequest` joins them).
-    init(lines: RequestFieldLines, additional: [(name: String, value: String)]) {
-        request = nil
-        self.lines = lines
-        self.additional = additional
+    init(request: URLRequest, additional: [(name: String, value: String)]) {
+        self.init(fields: (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }, additional: additional)
     }
 
     /// The same fields, with `additional` as the session's additional headers.
@@ -184,8 +183,11 @@ struct RequestHeaders {
         return headers
     }
 
+    /// The value of the fields named `lowercasedName` (repeated lines joined with commas, as `URLRequest`
+    /// joins them), else the additional header's; nil without either.
     func value(_ lowercasedName: String) -> String? {
-        if let own = request?.value(forHTTPHeaderField: lowercasedName) ?? lines?.value(lowercasedName) { return own }
+        let own = fields.lazy.filter { $0.name.lowercased() == lowercasedName }.map(\.value)
+        if !own.isEmpty { return own.joined(separator: ",") }
         return additional.first { $0.name.lowercased() == lowercasedName }?.value
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
+@testable import AFHTTPCache
 import AFProtocols
 
 /// The index that lets a miss skip Foundation's directory listing, the memory tier beside it, and the

@@ -1,11 +1,10 @@
-import CCurlShim
-import Foundation
 import AFProtocols
+import Foundation
 
-/// The trust an https response was fetched under, kept with it in the cache, so that a session never
-/// takes from the cache what its own handshake would refuse (two sessions share `URLCache.shared` by
-/// default: one that pins a certificate the server lacks, or asks TLS 1.3 of a server that speaks 1.2,
-/// was answered with what another session stored).
+/// The trust an https response was fetched under (a `CacheTrustRecord`, which the engine makes), kept
+/// with it in the cache, so that a session never takes from the cache what its own handshake would
+/// refuse (two sessions share `URLCache.shared` by default: one that pins a certificate the server
+/// lacks, or asks TLS 1.3 of a server that speaks 1.2, was answered with what another session stored).
 ///
 /// An entry answers a session only when the session's trust is the same or looser:
 /// - its policy accepts the chain the server presented when the entry was fetched, for the entry's host
@@ -16,26 +15,13 @@ import AFProtocols
 /// - it was fetched with the session's client certificate, or both with none.
 /// An https entry with no recorded trust (a `URLCache` filled by hand) counts as fetched with no policy,
 /// TLS 1.2 or later and no client certificate: the defaults.
-struct CacheTrust: Sendable, Equatable {
-    /// The chain (DER, leaf first) the server presented, when a session policy decided the handshake;
-    /// nil when libcurl verified it against the system CAs.
-    var policyEvaluatedChain: [Data]?
-    var tlsMinimum: TLSProtocolVersion
-    var tlsMaximum: TLSProtocolVersion?
-    /// The client certificate chain (PEM) presented, if any.
-    var clientCertificate: Data?
-
+extension CacheTrustRecord {
     /// What an entry without a record counts as.
-    static let unrecorded = CacheTrust(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil, clientCertificate: nil)
+    static let unrecorded = CacheTrustRecord(policyEvaluatedChain: nil, tlsMinimum: .tlsv12, tlsMaximum: nil,
+                                             clientCertificate: nil)
 
     /// Where the record travels in a `CachedURLResponse`'s `userInfo`.
     static let userInfoKey = "AFNetworking.cache.trust"
-
-    /// What a session requires of a handshake.
-    struct Requirement {
-        var policy: (any ServerTrustEvaluating)?
-        var tls: TLSOptions
-    }
 
     /// The record as one binary property list, the form it takes in `userInfo`: Foundation's `URLCache`
     /// on Linux reads `userInfo` back with a keyed unarchiver that allows no array (an `NSArray` in it
@@ -55,14 +41,6 @@ struct CacheTrust: Sendable, Equatable {
         self.init(propertyList: list)
     }
 
-    init(policyEvaluatedChain: [Data]?, tlsMinimum: TLSProtocolVersion, tlsMaximum: TLSProtocolVersion?,
-         clientCertificate: Data?) {
-        self.policyEvaluatedChain = policyEvaluatedChain
-        self.tlsMinimum = tlsMinimum
-        self.tlsMaximum = tlsMaximum
-        self.clientCertificate = clientCertificate
-    }
-
     private init?(propertyList: Any) {
         guard let list = propertyList as? [String: Any], let minimum = (list["tlsMinimum"] as? Int).flatMap(TLSProtocolVersion.init(rawValue:))
         else { return nil }
@@ -78,28 +56,14 @@ struct CacheTrust: Sendable, Equatable {
     }
 
     /// Whether a session with `requirement` may take the entry for `host`.
-    func satisfies(_ requirement: Requirement, host: String) -> Bool {
-        guard tlsMinimum >= requirement.tls.minimum else { return false }
-        if let required = requirement.tls.maximum {
+    func satisfies(_ requirement: CacheTrustRequirement, host: String) -> Bool {
+        guard tlsMinimum >= requirement.tlsMinimum else { return false }
+        if let required = requirement.tlsMaximum {
             guard let tlsMaximum, tlsMaximum <= required else { return false }
         }
-        guard clientCertificate == requirement.tls.identity?.certificateChainPEM else { return false }
+        guard clientCertificate == requirement.clientCertificate else { return false }
         guard let policy = requirement.policy else { return policyEvaluatedChain == nil }
         guard let chain = policyEvaluatedChain, !chain.isEmpty else { return false }
         return policy.evaluate(ServerTrust(certificateChain: chain, host: host), forDomain: host)
-    }
-
-    /// The chain the server of `handle`'s connection presented, read while its transfer runs; nil when
-    /// there is no OpenSSL connection to read.
-    static func peerChain(of handle: UnsafeMutableRawPointer) -> [Data]? {
-        final class Collected { var chain: [Data] = [] }
-        let collected = Collected()
-        let count = withExtendedLifetime(collected) {
-            afc_easy_peer_chain(handle, { context, _, der, length in
-                guard let context, let der else { return }
-                Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue().chain.append(Data(bytes: der, count: length))
-            }, Unmanaged.passUnretained(collected).toOpaque())
-        }
-        return count > 0 && collected.chain.count == Int(count) ? collected.chain : nil
     }
 }

@@ -1,0 +1,24 @@
+import AFProtocols
+import CCurl
+import CCurlShim
+
+extension TLSProtocolVersion {
+    /// libcurl's `CURLOPT_SSLVERSION` value for handshakes from `minimum` up to `maximum` (nil: the
+    /// highest libcurl and OpenSSL support).
+    static func curlOption(minimum: Self, maximum: Self?) -> Int {
+        let low: Int = switch minimum {
+        case .tlsv10: CURL_SSLVERSION_TLSv1_0
+        case .tlsv11: CURL_SSLVERSION_TLSv1_1
+        case .tlsv12: CURL_SSLVERSION_TLSv1_2
+        case .tlsv13: CURL_SSLVERSION_TLSv1_3
+        }
+        let high: Int = switch maximum {
+        case nil: CURL_SSLVERSION_MAX_DEFAULT
+        case .tlsv10: CURL_SSLVERSION_MAX_TLSv1_0
+        case .tlsv11: CURL_SSLVERSION_MAX_TLSv1_1
+        case .tlsv12: CURL_SSLVERSION_MAX_TLSv1_2
+        case .tlsv13: CURL_SSLVERSION_MAX_TLSv1_3
+        }
+        return low | high
+    }
+}
