@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AFReachability", targets: ["AFReachability"]),
         .library(name: "AFActivityIndicator", targets: ["AFActivityIndicator"]),
         .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
+        .library(name: "AFHTTPTypes", targets: ["AFHTTPTypes"]),
         .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
@@ -44,10 +45,7 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Core/CCurlShim",
                 linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        .target(name: "AFCore", dependencies: [
-            "AFProtocols", "CCurlShim",
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ], path: "Modules/Core/Sources"),
+        .target(name: "AFCore", dependencies: ["AFProtocols", "CCurlShim"], path: "Modules/Core/Sources"),
 
         // MARK: Plugins Core consults through AFProtocols' seams
         .target(name: "AFInterceptors", dependencies: ["AFProtocols"], path: "Modules/Interceptors"),
@@ -103,10 +101,14 @@ let package = Package(
         // The plugins every composed manager gets (`SessionPlugins.standard`), defined once.
         .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol", "AFHTTPCache"],
                 path: "Modules/AFNetworking/StandardPlugins"),
+        // The lean path in swift-http-types' currency, on AFCore's engine (through `package` access).
+        .target(name: "AFHTTPTypes", dependencies: [
+            "AFCore", .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], path: "Modules/AFNetworking/HTTPTypes"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
+            "AFProtocols", "AFCore", "AFHTTPTypes", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
             "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
@@ -122,8 +124,7 @@ let package = Package(
         .target(name: "LoopbackSupport", dependencies: ["AFProtocols", "CTestIsolation"], path: "Tests/LoopbackSupport"),
         .testTarget(name: "AFCoreTests", dependencies: [
             // AFInterceptors, AFURLProtocol and AFHTTPCache: their plugins are tested on Core's sessions here.
-            "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "LoopbackSupport",
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "AFHTTPTypes", "LoopbackSupport",
         ], path: "Tests/CoreTests"),
         .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],
                     path: "Tests/HTTPCacheTests"),

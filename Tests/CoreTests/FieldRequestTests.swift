@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import Testing
 @testable import AFCore
+@testable import AFHTTPTypes
 import AFProtocols
 
 /// An HTTPRequest as the engine carries it without a URLRequest (``FieldRequest``), and the URLRequest

@@ -1,4 +1,5 @@
 @testable import AFCore
+import AFHTTPTypes
 import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)

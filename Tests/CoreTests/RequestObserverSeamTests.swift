@@ -1,4 +1,5 @@
 import AFCore
+import AFHTTPTypes
 import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)

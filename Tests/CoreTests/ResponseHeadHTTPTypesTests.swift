@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import Testing
 @testable import AFCore
+@testable import AFHTTPTypes
 
 @Suite("ResponseHead as an HTTPResponse: the header lines as received")
 struct ResponseHeadHTTPTypesTests {

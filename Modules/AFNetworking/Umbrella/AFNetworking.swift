@@ -6,6 +6,7 @@
 #endif
 @_exported import AFProtocols
 @_exported import AFCore
+@_exported import AFHTTPTypes
 @_exported import AFOperations
 @_exported import AFInterceptors
 @_exported import AFObservability

@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// A consumer of AFCore alone (issue 27): it must build, run a GET, and resolve no package but the ones
-// AFCore needs (swift-http-types), none of the observability packages the plugins bring. Scripts/test
+// A consumer of AFCore alone (issue 27): it must build, run a GET, and build no module of a Swift
+// package (AFCore depends on none; the plugins and AFHTTPTypes bring theirs). Scripts/core-only-consumer
 // builds and runs it.
 import PackageDescription
 

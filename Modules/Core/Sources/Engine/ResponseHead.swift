@@ -10,12 +10,12 @@ import FoundationNetworking
 /// The engine thread only copies the header lines' bytes: splitting them into fields and Foundation's
 /// initializer (which canonicalizes every name, about 1 µs a header) cost more than the rest of a small
 /// request's engine work, so they run off the engine thread (usually on the processing queue) or not at all.
-final class ResponseHead: Sendable {
+package final class ResponseHead: Sendable {
     let url: URL
-    let statusCode: Int
+    package let statusCode: Int
     let httpVersion: String
     /// The status line's reason phrase as the server sent it ("" over HTTP/2, or when it sent none).
-    let reasonPhrase: String
+    package let reasonPhrase: String
     /// The block's header lines, each "Name: value" (trimmed) followed by a line feed.
     private let headerLines: [UInt8]
     private let built = Protected<HTTPURLResponse?>(nil)
@@ -111,7 +111,7 @@ final class ResponseHead: Sendable {
     /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;
     /// a line without a colon is passed over), in arrival order, until it returns false.
     /// - Returns: whether every line was visited.
-    func forEachHeaderLine(_ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool {
+    package func forEachHeaderLine(_ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool {
         headerLines.withUnsafeBufferPointer { Self.forEachLine(of: $0, body) }
     }
 

@@ -93,7 +93,7 @@ final class SessionEngine: @unchecked Sendable {
     var observedMonitor: (any NetworkReachabilityMonitoring)?
     var connectivityObserver: (any NSObjectProtocol)?
     private var invalidating = false
-    private var cancelOnInvalidate = false
+    var cancelOnInvalidate = false
     static let maximumIdleHandles = 64
 
     init(settings: EngineSettings, events: any EngineEvents) {
@@ -294,118 +294,6 @@ final class SessionEngine: @unchecked Sendable {
         case .localLoadEvent(let load, let event):
             handleLocalLoadEvent(event, from: load)
         }
-    }
-
-    private func begin(_ task: SessionTask) {
-        guard events != nil else {
-            task.updateStorage { $0.state = .completed }
-            return
-        }
-        // One lock acquisition for the three things decided before the engine saw the task.
-        let (cancelled, local, plan) = task.updateStorage { ($0.cancelRequested, $0.localLoad, $0.cachePlan) }
-        if cancelled {
-            // Cancelled before the engine saw it: its cancel command found nothing to cancel.
-            finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
-            return
-        }
-        if let local {
-            beginLocalLoad(task, local)
-            return
-        }
-        switch plan {
-        case .answer(let stored)?:
-            answerFromCache(task, with: stored)
-            return
-        case .unavailable?:
-            finishWithoutTransfer(task, error: CurlErrorMapping.error(
-                .resourceUnavailable, url: task.requestURL,
-                description: "The cache policy forbids loading and the cache holds no usable response."))
-            return
-        case .revalidate?, nil:
-            break
-        }
-        startOnNetwork(task)
-    }
-
-    /// Starts `task`'s transfer, or queues it for a connection to its host.
-    func startOnNetwork(_ task: SessionTask) {
-        let url = task.requestURL
-        guard admission.admit(task, key: url.flatMap { HostAdmission.key(for: $0, proxy: settings.proxies.proxy(for: $0)) }) else {
-            return  // waits for a slot on its host
-        }
-        startTransfer(task)
-    }
-
-    /// Starts every waiting task `host` has room for, best priority first.
-    func startWaiting(on host: String) {
-        guard !cancelOnInvalidate else { return }
-        while let task = admission.next(for: host) { startTransfer(task) }
-    }
-
-    /// A host whose responses arrive over HTTP/2 or HTTP/3 multiplexes: its waiting tasks need no
-    /// connection of their own, so they all start (the stream weight carries their priority). Each
-    /// transfer's first such response is looked at once; HTTP/1 transfers cost a flag test per loop.
-    private func admitToMultiplexingHosts() {
-        for transfer in transfersByHandle.values where transfer.announcesMultiplexing {
-            transfer.announcesMultiplexing = false
-            guard let host = admission.host(of: transfer.task) else { continue }
-            admission.markMultiplexing(host)
-            startWaiting(on: host)
-        }
-    }
-
-    private func startTransfer(_ task: SessionTask) {
-        guard let events else {
-            task.updateStorage { $0.state = .completed }
-            return
-        }
-        confinement.assertOnOwner("starting a transfer")
-        let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
-                                confinement: confinement, openSockets: openSockets, clock: clock)
-        if task.bodySource != nil {
-            // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
-            // allocating this closure.
-            transfer.onWait = { [unowned self] transfer, wait in
-                throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
-            }
-        }
-        transfer.onBecomeDownload = { [unowned self] transfer, dataTask in
-            transfersByTask[ObjectIdentifier(dataTask)] = nil
-            transfersByTask[ObjectIdentifier(transfer.task)] = transfer
-            admission.transfer(from: dataTask, to: transfer.task)
-        }
-        if case .revalidate(let stored, let conditional)? = task.updateStorage({ $0.cachePlan }) {
-            for header in conditional { transfer.request.setValue(header.value, forHTTPHeaderField: header.name) }
-            transfer.cacheRevalidation = stored
-        }
-        transfersByTask[ObjectIdentifier(task)] = transfer
-        transfer.userPaused = task.state == .suspended
-        attach(transfer)
-    }
-
-    /// Configures `transfer`'s handle and adds it to the multi handle, or finishes it with the setup error.
-    func attach(_ transfer: Transfer) {
-        do {
-            let policy = trustContext.currentPolicy
-            let trust = policy == nil ? nil : Unmanaged.passUnretained(trustContext).toOpaque()
-            transfer.hostMultiplexes = admission.multiplexes(hostOf: transfer.task)
-            try transfer.configure(trustContext: trust, pinsServerTrust: (policy?.pinningMode ?? .none) != .none)
-        } catch {
-            transfersByTask[ObjectIdentifier(transfer.task)] = nil
-            transfer.releaseResources()
-            recycle(transfer.handle, state: .dirty)
-            var failure: any Error = error
-            if !(error is URLError) && !(error is InvalidRequestError) {
-                // The body could not be opened (a file removed since the task was made, say).
-                var info: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
-                if let url = transfer.requestURL { info[NSURLErrorFailingURLErrorKey] = url }
-                failure = URLError(.requestBodyStreamExhausted, userInfo: info)
-            }
-            deliver(transfer, outcome: TransferOutcome(error: failure))
-            return
-        }
-        transfersByHandle[transfer.handle] = transfer
-        curl_multi_add_handle(multi, transfer.handle)
     }
 
     private func collectCompletions() {

@@ -21,7 +21,7 @@ final class Transfer {
     private(set) var task: SessionTask
     let events: any EngineEvents
     let settings: EngineSettings
-    private(set) var handle: UnsafeMutableRawPointer
+    var handle: UnsafeMutableRawPointer
     /// What `handle` is configured for (the pool hands it over with its state; configure updates it).
     var handleState: HandleState
     /// The transfer was paused at some point (a handle that was paused is reset before reuse).
@@ -87,7 +87,7 @@ final class Transfer {
     // Body sinks
     var body = Data()
     private(set) var isDownload: Bool
-    private var downloadSink = DownloadFileSink()
+    var downloadSink = DownloadFileSink()
     private var writeFailed = false
 
     /// Why a check of ours ended the transfer (a bound crossed, a redirect refused, a range that does
@@ -95,11 +95,11 @@ final class Transfer {
     private(set) var refusal: URLError?
 
     // Progress and control
-    private var lastSent: Int64 = 0
-    private var lastReceived: Int64 = 0
-    private var reportedSent: Int64 = 0
-    private var reportedReceived: Int64 = 0
-    private var lastReportTime: UInt64 = 0
+    var lastSent: Int64 = 0
+    var lastReceived: Int64 = 0
+    var reportedSent: Int64 = 0
+    var reportedReceived: Int64 = 0
+    var lastReportTime: UInt64 = 0
     var bodyError: (any Error)?
     var throttled = false
     /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
@@ -148,43 +148,6 @@ final class Transfer {
     }
 
     var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
-    /// Opens the file the body goes to (see ``DownloadFileSink``). On a retry (redirect or authentication)
-    /// the open file is cut back to what the download already holds.
-    func openDownloadFile() throws {
-        if downloadSink.isOpen {
-            downloadSink.truncate(to: machine.resumeOffset)
-            return
-        }
-        let held = try downloadSink.open(resuming: task.resumeState, failingURL: requestURL)
-        if held > 0 { machine.resumesDownload(at: held) }
-    }
-
-    // MARK: Teardown
-
-    /// Frees what the handle pointed at (the header list) and closes the download file.
-    func releaseResources() {
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        reader = nil
-        closeDownloadFile()
-    }
-
-    func closeDownloadFile() {
-        downloadSink.close()
-    }
-
-    /// The download's file, once opened.
-    var downloadFile: URL? { downloadSink.url }
-
-    /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
-    func replaceHandle(with newHandle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        reader = nil
-        handle = newHandle.handle
-        handleState = newHandle.state
-    }
 
     /// The redirect response was not followed after all: it is the response. The hooks get it and its
     /// body now, as they would have had no hook decided redirects.
@@ -241,7 +204,7 @@ final class Transfer {
         refusal = CurlErrorMapping.error(code, url: url ?? requestURL, description: description)
     }
 
-    private func refuse(_ refusal: ResponseStateMachine.Refusal) {
+    func refuse(_ refusal: ResponseStateMachine.Refusal) {
         refuse(refusal.code, url: refusal.url, description: refusal.description)
     }
 
@@ -355,27 +318,6 @@ final class Transfer {
     /// Tells the engine the body source asked to wait this long (it unpauses the transfer after).
     var onWait: ((Transfer, Duration) -> Void)?
 
-    private func storeCookies(url: URL) {
-        let lines = machine.setCookieLines
-        guard !lines.isEmpty, let storage = settings.cookies.storage,
-              acceptsCookies(from: url) else { return }
-        var cookies: [HTTPCookie] = []
-        for line in lines {
-            cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
-                .filter { CookiePolicy.responseMaySet($0, from: url) }
-        }
-        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
-    }
-
-    /// Whether cookies the response from `url` sets may be stored (read without building a request).
-    private func acceptsCookies(from url: URL) -> Bool {
-        if unchangedFieldRequest != nil {
-            return settings.cookies.acceptsCookies(from: url, handlesCookies: true, mainDocumentURL: nil)
-        }
-        return settings.cookies.acceptsCookies(from: url, handlesCookies: request.httpShouldHandleCookies,
-                                               mainDocumentURL: request.mainDocumentURL)
-    }
-
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         confinement.assertOnOwner("libcurl's write callback")
         if task.isCancelRequested { return 0 }
@@ -421,58 +363,6 @@ final class Transfer {
             if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
         return bytes.count
-    }
-
-    func progress(downloaded: Int64, uploaded: Int64) -> Bool {
-        confinement.assertOnOwner("libcurl's progress callback")
-        if task.isCancelRequested { return false }
-        let received = downloaded + machine.resumeOffset
-        let hasIdleTimeout = machine.configuration.idleTimeout > 0
-        guard received != lastReceived || uploaded != lastSent else {
-            guard hasIdleTimeout, idleTimeoutExpired() else { return true }
-            return false
-        }
-        lastSent = uploaded
-        lastReceived = received
-        let headersArrived = machine.finalHead != nil
-        task.updateStorage { state in
-            state.countOfBytesSent = uploaded
-            if headersArrived { state.countOfBytesReceived = received }
-        }
-        // Progress objects and closures are costly; report at most every few milliseconds or megabytes
-        // (the first change at once, the last one from flushProgress()).
-        let now = clock.now
-        machine.madeProgress(at: now)
-        if now &- lastReportTime >= 5_000_000 || received - reportedReceived >= 1 << 20
-            || uploaded - reportedSent >= 1 << 20 {
-            report(at: now)
-        }
-        return !task.isCancelRequested
-    }
-
-    /// Reports counts not yet reported (before completion, so progress ends at the final values).
-    func flushProgress() {
-        if !isLean, lastSent != reportedSent || lastReceived != reportedReceived {
-            report(at: clock.now)
-        }
-    }
-
-    /// Whether the idle timeout (URLSession's `timeoutIntervalForRequest`) expired without a byte moving;
-    /// when it did, the transfer is refused with -1001. The progress callback asks for other transfers,
-    /// the engine's idle check for lean ones (which have no progress callback).
-    func idleTimeoutExpired() -> Bool {
-        guard let expired = machine.idleTimeoutExpired(at: clock.now, isHeld: userPaused || throttled) else { return false }
-        refuse(expired)
-        return true
-    }
-
-    private func report(at time: UInt64) {
-        let sentDelta = lastSent - reportedSent
-        let receivedDelta = lastReceived - reportedReceived
-        reportedSent = lastSent
-        reportedReceived = lastReceived
-        lastReportTime = time
-        events.transferDidUpdateProgress(task, bytesSentDelta: sentDelta, bytesWrittenDelta: receivedDelta)
     }
 
     /// Whether the download file could not be written.

@@ -2,15 +2,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPTypes
 
-/// An `HTTPRequest` as the engine sends it, with no `URLRequest`: its URL, method and header lines.
+/// An `HTTPRequest` (AFHTTPTypes makes it) as the engine sends it, with no `URLRequest`: its URL, method and header lines.
 ///
 /// A task made from one (``SessionTask/fieldRequest``) builds a `URLRequest` only for what reads one: a
 /// redirect the engine follows, the cache's revalidation or a response it stores, a `URLProtocol` the
 /// session routes to, or a traced span's headers. A plain request builds none.
-struct FieldRequest: Sendable {
-    let url: URL
+package struct FieldRequest: Sendable {
+    package let url: URL
     /// The method, uppercased as the engine sends every request's (swift-http-types keeps it a token).
     let method: String
     /// The fields, a line each, in order.
@@ -18,18 +17,13 @@ struct FieldRequest: Sendable {
     /// The fields' names, lowercased (what the engine asks of a request's fields).
     let lowercasedNames: Set<String>
 
-    /// `request`'s URL from its scheme, authority and path, its method and its fields. Each field goes
-    /// out as one line as it is: swift-http-types keeps names tokens and values free of CR, LF and NUL
+    /// A request of `method` (uppercased) to `url` with `fieldLines`, sent as they are: the caller
+    /// (AFHTTPTypes, from an `HTTPRequest`) vouches that names are tokens and values free of CR, LF and NUL
     /// (what ``InvalidRequestError`` checks a `URLRequest`'s fields for).
-    /// - Throws: `URLError(.badURL)` without a scheme, authority or path, or when they make no URL.
-    init(_ request: HTTPRequest) throws {
-        guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
-              let url = URL(string: "\(scheme)://\(authority)\(path)") else {
-            throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
-        }
+    package init(url: URL, method: String, fieldLines: RequestFieldLines) {
         self.url = url
-        method = request.method.rawValue.uppercased()
-        fieldLines = RequestFieldLines(request.headerFields)
+        self.method = method
+        self.fieldLines = fieldLines
         lowercasedNames = Set(fieldLines.lines.map { $0.name.lowercased() })
     }
 

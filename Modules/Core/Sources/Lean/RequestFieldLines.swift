@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPTypes
 
 /// An `HTTPRequest`'s header fields as the lines libcurl sends: one per field, in order, repeated names
 /// kept apart and names spelled as given.
@@ -11,17 +10,23 @@ import HTTPTypes
 /// whose fields join repeated names into one value, the engine sends these lines instead of its fields
 /// for as long as the request holds exactly the fields the lines join into; once an interceptor or the
 /// cache's revalidation changed them, it sends the request's own fields.
-struct RequestFieldLines: Sendable {
+package struct RequestFieldLines: Sendable {
     /// Each field's name and value, in the request's order.
     let lines: [Line]
 
-    struct Line: Sendable {
+    package struct Line: Sendable {
         let name: String
         let value: String
+
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
-    init(_ fields: HTTPFields) {
-        lines = fields.map { Line(name: $0.name.rawName, value: $0.value) }
+    /// The fields `lines`, in order.
+    package init(lines: [Line]) {
+        self.lines = lines
     }
 
     /// Adds the lines to `request`'s fields (a repeated name joins its values with commas).

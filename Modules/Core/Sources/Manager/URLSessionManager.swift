@@ -23,7 +23,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     // lives in a lock (Protected), and the `let`s are Sendable or internally synchronized (DispatchQueue).
 
     /// Everything mutable about the manager's behaviour, under one lock.
-    private struct State {
+    struct State {
         var settings = Settings()
         var securityPolicy: (any ServerTrustEvaluating)?
         var discardsReceivedBody = false
@@ -39,9 +39,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// Runs the lean path's tasks (``session``) on this manager's engine.
     let leanController = LeanTaskController()
-    private let configurationTemplate: EngineSettings
+    let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
-    private let state = Protected(State())
+    let state = Protected(State())
     private let registry = Protected(Registry())
     /// Tasks waiting for their interceptor (an adaptation, a retry decision, a delayed retry).
     let retryWaits = Protected<[ObjectIdentifier: Task<Void, Never>]>([:])
@@ -108,21 +108,6 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// The session's HTTP cache (nil when the configuration has no `urlCache` or no cache plugin made one).
     var responseCache: (any SessionResponseCache)? { configurationTemplate.cache }
 
-    /// Decides, on the thread that resumes `task`, what answers it besides the network: the session's
-    /// local responder (`SessionPlugins.localResponder`), else the cache. A streamed lean body always
-    /// goes to the network.
-    func prepareToStart(_ task: SessionTask) {
-        let plugins = state.withLock { $0.settings.plugins }
-        if let observer = plugins.observer { beginObservation(of: task, by: observer) }
-        if let responder = plugins.localResponder, task.leanDelivery?.stream == nil,
-           responder.mayAnswer(protocolClasses: configurationTemplate.protocolClasses), let request = task.currentRequest,
-           let load = responder.load(for: request, protocolClasses: configurationTemplate.protocolClasses) {
-            task.updateStorage { $0.localLoad = load }
-            return
-        }
-        if let cache = configurationTemplate.cache { consult(cache, for: task) }
-    }
-
     /// What the engine reads for each transfer, in one lock acquisition.
     var connectionSettings: ConnectionSettings {
         state.withLock { state in
@@ -173,12 +158,6 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         get { setting(\.waitsForConnectivity) }
         set { set(\.waitsForConnectivity, to: newValue) }
     }
-
-    /// The session's observer (``Settings/plugins``), in one read.
-    var observer: (any RequestObserver)? { state.withLock { $0.settings.plugins.observer } }
-
-    /// The session's local responder (``Settings/plugins``), in one read.
-    var localResponder: (any LocalResponder)? { state.withLock { $0.settings.plugins.localResponder } }
 
     /// ``Settings/interceptor``.
     public var interceptor: (any RequestInterceptor)? {

@@ -12,8 +12,8 @@ guard CommandLine.arguments.count == 2, let url = URL(string: CommandLine.argume
 }
 let manager = URLSessionManager()
 do {
-    let (data, response) = try await manager.session.data(for: HTTPRequest(method: .get, url: url))
-    print(response.status.code, data.count)
+    let (data, response) = try await manager.session.data(for: URLRequest(url: url))
+    print(response.statusCode, data.count)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import AFProtocols
+import AFCore
 import HTTPTypes
 
 /// The lean path in swift-http-types' currency: `HTTPRequest` in, `HTTPResponse` out, the shapes of
@@ -25,7 +25,7 @@ extension LeanSession {
     /// as a `URLRequest`.
     /// - Throws: `URLError`: -1000 `badURL` for a request without a scheme, authority or path, -1017
     ///   `cannotParseResponse` for a response field whose name is not an HTTP token (which `HTTPFields`
-    ///   cannot hold), the transport's errors as ``data(for:interceptor:)->(_,HTTPURLResponse)`` throws them.
+    ///   cannot hold), the transport's errors as the `URLRequest` call `data(for:interceptor:)` throws them.
     public func data(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (Data, HTTPResponse) {
         try await body(of: request, sending: nil, interceptor: interceptor)
@@ -45,16 +45,16 @@ extension LeanSession {
         try await body(of: request, sending: try FileBodySource(fileURL: fileURL), interceptor: interceptor)
     }
 
-    /// Downloads `request`'s body to a new file in ``URLSessionManager/downloadDirectory`` and returns its
+    /// Downloads `request`'s body to a new file in `URLSessionManager.downloadDirectory` and returns its
     /// URL and the response. The file is the caller's: move or remove it.
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)``.
     public func download(for request: HTTPRequest, interceptor: (any RequestInterceptor)? = nil) async throws
         -> (URL, HTTPResponse) {
         let fieldRequest = try FieldRequest(request)
-        let outcome = try await outcome(of: fieldRequest, sending: nil, download: true, interceptor: interceptor)
+        let outcome = try await fieldOutcome(of: fieldRequest, sending: nil, download: true, interceptor: interceptor)
         guard let file = outcome.temporaryFile else { throw CurlErrorMapping.error(.cannotCreateFile, url: fieldRequest.url) }
         do {
-            return (file, try Self.httpResponse(of: outcome.task, url: fieldRequest.url))
+            return (file, try Self.httpResponse(of: outcome.head, url: fieldRequest.url))
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error
@@ -62,12 +62,12 @@ extension LeanSession {
     }
 
     /// Starts `request` and returns once the final response's head arrived, with its body as chunks
-    /// that arrive while you read them, under the same backpressure as ``bytes(for:bufferSize:)``
+    /// that arrive while you read them, under the same backpressure as the `URLRequest` call `bytes(for:bufferSize:)`
     /// (at most about `bufferSize` bytes wait for you; default 1 MiB).
     /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)`` before the head; the sequence throws after it.
     public func bytes(for request: HTTPRequest, bufferSize: Int = 1 << 20) async throws -> (LeanResponseBody, HTTPResponse) {
         let fieldRequest = try FieldRequest(request)
-        let (body, head) = try await streamed(.fields(fieldRequest), bufferSize: bufferSize)
+        let (body, head) = try await streamedFields(fieldRequest, bufferSize: bufferSize)
         // Without a response the body is dropped here, which cancels the transfer.
         guard let response = head.httpResponse else { throw Self.unparsableFields(url: fieldRequest.url) }
         return (body, response)
@@ -77,29 +77,15 @@ extension LeanSession {
     private func body(of request: HTTPRequest, sending source: (any BodySource)?,
                       interceptor: (any RequestInterceptor)?) async throws -> (Data, HTTPResponse) {
         let fieldRequest = try FieldRequest(request)
-        let outcome = try await outcome(of: fieldRequest, sending: source, download: false, interceptor: interceptor)
-        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.task, url: fieldRequest.url))
-    }
-
-    /// The last attempt's outcome. Without an interceptor (the call's or the session's) the request goes
-    /// out as it is; an interceptor sees, and may change, a `URLRequest` made from it.
-    private func outcome(of request: FieldRequest, sending source: (any BodySource)?, download: Bool,
-                         interceptor: (any RequestInterceptor)?) async throws -> Outcome {
-        guard interceptor != nil || manager.retrySettings.interceptor != nil else {
-            return try await perform(.fields(request), source: source, download: download)
-        }
-        return try await attempts(request.makeURLRequest(), interceptor) {
-            try await perform(.foundation($0, lines: request.fieldLines), source: source, download: download)
-        }
+        let outcome = try await fieldOutcome(of: fieldRequest, sending: source, download: false, interceptor: interceptor)
+        return (outcome.data ?? Data(), try Self.httpResponse(of: outcome.head, url: fieldRequest.url))
     }
 
     // MARK: Conversions
 
-    /// The response of `task`'s final head, built from its header lines.
-    static func httpResponse(of task: SessionTask, url: URL?) throws -> HTTPResponse {
-        guard let head = task.updateStorage({ $0.responseHead }) else {
-            throw CurlErrorMapping.error(.badServerResponse, url: url)
-        }
+    /// The response of a call's final `head`, built from its header lines.
+    static func httpResponse(of head: ResponseHead?, url: URL?) throws -> HTTPResponse {
+        guard let head else { throw CurlErrorMapping.error(.badServerResponse, url: url) }
         guard let response = head.httpResponse else { throw unparsableFields(url: url) }
         return response
     }

@@ -1,0 +1,20 @@
+import AFCore
+import Foundation
+import HTTPTypes
+
+extension FieldRequest {
+    /// `request`'s URL from its scheme, authority and path, its method and its fields. Each field goes
+    /// out as one line as it is: swift-http-types keeps names tokens and values free of CR, LF and NUL
+    /// (what `InvalidRequestError` checks a `URLRequest`'s fields for).
+    /// - Throws: `URLError(.badURL)` without a scheme, authority or path, or when they make no URL.
+    init(_ request: HTTPRequest) throws {
+        guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
+              let url = URL(string: "\(scheme)://\(authority)\(path)") else {
+            throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
+        }
+        self.init(url: url, method: request.method.rawValue.uppercased(),
+                  fieldLines: RequestFieldLines(lines: request.headerFields.map {
+                      RequestFieldLines.Line(name: $0.name.rawName, value: $0.value)
+                  }))
+    }
+}
