@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import AFProtocols
 
 /// Creates and manages tasks on a session of its own (AFURLSessionManager), running them on a libcurl
@@ -42,6 +43,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
     let state = Protected(State())
+    /// Whether an observer or a local responder is installed (``Settings/plugins``), kept in step with
+    /// the settings: read without the lock, so a session without them takes no lock per task for them.
+    let consultsTaskPlugins = Atomic<Bool>(false)
     private let registry = Protected(Registry())
     /// Tasks waiting for their interceptor (an adaptation, a retry decision, a delayed retry).
     let retryWaits = Protected<[ObjectIdentifier: Task<Void, Never>]>([:])
@@ -71,6 +75,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
             $0.settings.responseSerializer = responseSerializer
             $0.settings.plugins = plugins
         }
+        notePlugins(of: state.withLock { $0.settings })
         let engine = SessionEngine(settings: configurationTemplate, events: self)
         registry.withLock { $0.engine = engine }
         leanController.attach(self)
@@ -96,13 +101,21 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// its own under its AFNetworking name.
     public var settings: Settings {
         get { state.withLock { $0.settings } }
-        set { state.withLock { $0.settings = newValue } }
+        set {
+            state.withLock { state in
+                state.settings = newValue
+                notePlugins(of: state.settings)
+            }
+        }
     }
 
     /// Changes several settings at once, atomically (another thread's change to any setting is not lost
     /// in between, as it could be between reading and assigning ``settings``).
     public func updateSettings<Result>(_ body: (inout Settings) throws -> Result) rethrows -> Result {
-        try state.withLock { try body(&$0.settings) }
+        try state.withLock { state in
+            defer { notePlugins(of: state.settings) }
+            return try body(&state.settings)
+        }
     }
 
     /// The session's HTTP cache (nil when the configuration has no `urlCache` or no cache plugin made one).
@@ -127,7 +140,10 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     }
 
     private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
-        state.withLock { $0.settings[keyPath: path] = value }
+        state.withLock { state in
+            state.settings[keyPath: path] = value
+            notePlugins(of: state.settings)
+        }
     }
 
     /// ``Settings/responseSerializer``.
