@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // AFNetworking for Swift on Linux. Layout and dependency rule: see README.md ("Modules").
 import PackageDescription
 
@@ -24,6 +24,14 @@ let package = Package(
         .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
+    ],
+    // AFObservability's three packages come with a trait, on by default: a package that depends on AFCore
+    // alone may turn it off (`traits: []`) and then resolves none of them (AFObservability is then empty,
+    // and the umbrella's managers report nothing).
+    traits: [
+        .trait(name: "Observability",
+               description: "Logs, metrics and traces (AFObservability) on swift-log, swift-metrics and swift-distributed-tracing"),
+        .default(enabledTraits: ["Observability"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,9 +59,9 @@ let package = Package(
         .target(name: "AFInterceptors", dependencies: ["AFProtocols"], path: "Modules/Interceptors"),
         .target(name: "AFObservability", dependencies: [
             "AFProtocols",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+            .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
         ], path: "Modules/Observability"),
         .target(name: "AFURLProtocol", dependencies: ["AFProtocols"], path: "Modules/URLProtocol"),
         .target(name: "AFHTTPCache", dependencies: ["AFProtocols"], path: "Modules/HTTPCache"),

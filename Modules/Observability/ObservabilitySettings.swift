@@ -1,3 +1,4 @@
+#if Observability
 import AFProtocols
 import Foundation
 import Logging
@@ -46,3 +47,4 @@ public struct ObservabilitySettings: RequestObserver {
         RequestTelemetry.record(gauges, settings: self)
     }
 }
+#endif

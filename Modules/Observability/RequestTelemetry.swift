@@ -1,3 +1,4 @@
+#if Observability
 import AFProtocols
 import Foundation
 import Logging
@@ -142,3 +143,4 @@ private struct FieldInjector: Injector {
         carrier.fields.append((key, value))
     }
 }
+#endif

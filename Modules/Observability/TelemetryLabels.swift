@@ -1,3 +1,4 @@
+#if Observability
 import AFProtocols
 import Foundation
 
@@ -56,3 +57,4 @@ extension RequestTelemetry {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability
 import AFProtocols
 import Foundation
 
@@ -95,3 +96,4 @@ extension RequestTelemetry {
         return NSError(domain: error.domain, code: error.code, userInfo: userInfo)
     }
 }
+#endif

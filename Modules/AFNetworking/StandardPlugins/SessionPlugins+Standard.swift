@@ -1,5 +1,7 @@
 import AFHTTPCache
+#if Observability
 import AFObservability
+#endif
 import AFProtocols
 import AFURLProtocol
 
@@ -10,7 +12,12 @@ extension SessionPlugins {
     /// backend; AFURLProtocol's `URLProtocolResponder()` as the local responder, so a configuration's
     /// `protocolClasses` and the registered classes answer as in URLSession; AFHTTPCache's `HTTPCache()`,
     /// so the configuration's `urlCache` caches as RFC 9111 says.
+    /// (Without the package's `Observability` trait there is no observer.)
     public static var standard: SessionPlugins {
+        #if Observability
         SessionPlugins(observer: ObservabilitySettings(), localResponder: URLProtocolResponder(), responseCache: HTTPCache())
+        #else
+        SessionPlugins(localResponder: URLProtocolResponder(), responseCache: HTTPCache())
+        #endif
     }
 }

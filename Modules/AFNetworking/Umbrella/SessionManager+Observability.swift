@@ -1,3 +1,4 @@
+#if Observability
 import AFCore
 import AFObservability
 import AFProtocols
@@ -39,3 +40,4 @@ extension SessionTask {
         set { observationContext = newValue }
     }
 }
+#endif
