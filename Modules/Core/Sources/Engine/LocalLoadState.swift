@@ -9,6 +9,9 @@ import FoundationNetworking
 /// Threading: confined to the engine thread (asserted by the engine's handlers).
 final class LocalLoadState {
     let load: any LocalLoad
+    /// What the load's events name it by: held by its events too, so its identity cannot be reused for
+    /// another load while the load (or work it queued) may still report.
+    let token = Token()
     /// The task being answered (a download task after `.becomeDownload`).
     var task: SessionTask
     var body = Data()
@@ -20,6 +23,9 @@ final class LocalLoadState {
         self.load = load
         self.task = task
     }
+
+    /// An identity: ``token``'s type.
+    final class Token: Sendable {}
 
     /// `response` as an HTTP response (a load may answer with a plain `URLResponse`: it becomes a 200
     /// with its MIME type and length).

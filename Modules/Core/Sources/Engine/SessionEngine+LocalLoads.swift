@@ -32,10 +32,10 @@ extension SessionEngine {
                 return
             }
         }
-        let identity = ObjectIdentifier(load)
-        localLoads[identity] = state
-        load.start(request, reportingTo: LocalLoadEvents { [weak self] event in
-            self?.sendLocalLoadEvent(event, from: identity)
+        let token = state.token
+        localLoads[ObjectIdentifier(token)] = state
+        load.start(request, reportingTo: LocalLoadEvents { [weak self, token] event in
+            self?.sendLocalLoadEvent(event, from: ObjectIdentifier(token))
         })
     }
 
@@ -135,7 +135,7 @@ extension SessionEngine {
     }
 
     private func stopLocalLoad(_ state: LocalLoadState) {
-        localLoads[ObjectIdentifier(state.load)] = nil
+        localLoads[ObjectIdentifier(state.token)] = nil
         state.load.stop()
     }
 
