@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AFActivityIndicator", targets: ["AFActivityIndicator"]),
         .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
         .library(name: "AFHTTPTypes", targets: ["AFHTTPTypes"]),
+        .library(name: "AFServerSentEvents", targets: ["AFServerSentEvents"]),
         .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
@@ -113,10 +114,12 @@ let package = Package(
         .target(name: "AFHTTPTypes", dependencies: [
             "AFCore", .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Modules/AFNetworking/HTTPTypes"),
+        // Server-sent events on the lean path (`LeanSession.events(for:)`).
+        .target(name: "AFServerSentEvents", dependencies: ["AFCore"], path: "Modules/AFNetworking/ServerSentEvents"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
-            "AFProtocols", "AFCore", "AFHTTPTypes", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
+            "AFProtocols", "AFCore", "AFHTTPTypes", "AFServerSentEvents", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
             "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
@@ -134,6 +137,8 @@ let package = Package(
             // AFInterceptors, AFURLProtocol and AFHTTPCache: their plugins are tested on Core's sessions here.
             "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "AFHTTPTypes", "LoopbackSupport",
         ], path: "Tests/CoreTests"),
+        .testTarget(name: "AFServerSentEventsTests", dependencies: ["AFServerSentEvents", "AFCore", "LoopbackSupport"],
+                    path: "Tests/ServerSentEventsTests"),
         .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],
                     path: "Tests/HTTPCacheTests"),
         // The standard observer on the umbrella's managers (the API users meet: `manager.logger`, ...).

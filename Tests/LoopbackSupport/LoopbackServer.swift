@@ -165,6 +165,13 @@ package final class LoopbackServer: Sendable {
         send(client, head(status, headers + [("Content-Length", "\(body.count)")]) + body)
     }
 
+    /// The head of an event stream: no length, the body ends when the connection closes.
+    private static let eventStreamHeaders = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                                             ("Connection", "close")]
+
+    /// The gates of `/events-gated/<name>`.
+    package let gates = EventGates()
+
     /// The pattern every byte route serves: byte i is i % 251.
     /// A plain loop: a generic `map` over a range is unspecialized in debug builds and, under the thread
     /// sanitizer, contends on the runtime's metadata lock for every byte, starving every other test.
@@ -225,6 +232,29 @@ package final class LoopbackServer: Sendable {
         case "redirect-with-body":
             return reply(client, status: 302, headers: [("Location", "/bytes/5"), ("Content-Type", "text/plain")],
                          body: Data("moved".utf8))
+        case "events":
+            // Server-sent events `total` of them, two per connection from the one after `Last-Event-ID`,
+            // then the connection closes; once all were sent, 204 (the client stops).
+            let total = Int(segments.dropFirst().first ?? "0") ?? 0
+            let start = (request.headers["last-event-id"].flatMap { Int($0) } ?? 0) + 1
+            guard start <= total else { return reply(client, status: 204) }
+            var stream = ": a comment\r\nretry: 10\r\n\r\n"
+            for id in start...min(total, start + 1) {
+                stream += "id: \(id)\nevent: tick\ndata: event \(id)\ndata: line 2\n\n"
+            }
+            _ = send(client, head(200, Self.eventStreamHeaders) + Data(stream.utf8))
+            return false
+        case "events-gated":
+            // One event, then (once the test opened the gate named in the path, or after 10 s) another.
+            let gate = segments.dropFirst().first ?? ""
+            guard send(client, head(200, Self.eventStreamHeaders) + Data("data: first\n\n".utf8)) else { return false }
+            let opened = gates.wait(for: gate, seconds: 10)
+            gates.record(gate, openedInTime: opened)
+            _ = send(client, Data("data: second\n\n".utf8))
+            return false
+        case "events-wrong-type":
+            _ = send(client, head(200, [("Content-Type", "text/plain"), ("Connection", "close")]) + Data("data: x\n\n".utf8))
+            return false
         case "slow":
             let count = Int(segments.dropFirst().first ?? "0") ?? 0
             guard send(client, head(200, [("Content-Length", "\(count)")])) else { return false }
@@ -281,4 +311,27 @@ package final class LoopbackServer: Sendable {
             return reply(client, status: 404)
         }
     }
+}
+
+/// Gates an event stream route waits at: a test opens one once it has read the events before it, which
+/// shows the client delivered them while the server still held the rest back.
+package final class EventGates: Sendable {
+    private let state = Protected<(opened: Set<String>, inTime: [String: Bool])>(([], [:]))
+
+    /// Opens the gate `name`.
+    package func open(_ name: String) { state.withLock { _ = $0.opened.insert(name) } }
+
+    /// Whether the route found `name` opened before it gave up waiting (nil: it has not finished waiting).
+    package func openedInTime(_ name: String) -> Bool? { state.withLock { $0.inTime[name] } }
+
+    func wait(for name: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if state.withLock({ $0.opened.contains(name) }) { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    func record(_ name: String, openedInTime: Bool) { state.withLock { $0.inTime[name] = openedInTime } }
 }

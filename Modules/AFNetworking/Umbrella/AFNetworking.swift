@@ -7,6 +7,7 @@
 @_exported import AFProtocols
 @_exported import AFCore
 @_exported import AFHTTPTypes
+@_exported import AFServerSentEvents
 @_exported import AFOperations
 @_exported import AFInterceptors
 @_exported import AFObservability

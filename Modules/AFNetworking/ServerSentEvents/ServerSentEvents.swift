@@ -1,0 +1,162 @@
+import AFCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The events of a server-sent event stream (`LeanSession.events(for:configuration:)`), as an
+/// `AsyncSequence`: each iteration opens the stream, reads events as they arrive (under the lean
+/// path's backpressure), and reconnects after a dropped connection with `Last-Event-ID` and the server's
+/// `retry:` delay, as the WHATWG HTML standard's `EventSource` does.
+///
+/// The sequence ends when the server answers 204, and when the caller stops reading (the transfer is
+/// cancelled). It throws ``ServerSentEventError`` for a status other than 200 or 204, a content type other
+/// than `text/event-stream`, or a line or event past the parser's limits; and the transport's `URLError`
+/// for a failed first connection, or once ``Configuration/maximumReconnections`` reconnections in a row
+/// delivered no event.
+public struct ServerSentEvents: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+    public typealias Failure = any Error
+
+    /// How the stream is read and reconnected.
+    public struct Configuration: Sendable, Equatable {
+        /// Bounds on lines and events.
+        public var limits = ServerSentEventParser.Limits()
+        /// The delay before a reconnection until the server sets one with `retry:` (default 3 s, as
+        /// browsers use).
+        public var reconnectionDelay: Duration = .seconds(3)
+        /// The longest delay a server's `retry:` may ask for (default 60 s).
+        public var maximumReconnectionDelay: Duration = .seconds(60)
+        /// How many reconnections in a row may deliver no event before the sequence throws the last
+        /// error (default 5); a connection that delivered an event starts the count again.
+        public var maximumReconnections = 5
+        /// The most bytes of body waiting for the reader (the lean path's `bufferSize`; default 1 MiB).
+        public var bufferSize = 1 << 20
+
+        /// The defaults above.
+        public init() {}
+    }
+
+    let session: LeanSession
+    let request: URLRequest
+    let configuration: Configuration
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(session: session, request: request, configuration: configuration)
+    }
+
+    /// Reads events, reconnecting as the stream asks.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let session: LeanSession
+        private let request: URLRequest
+        private let configuration: Configuration
+        private var parser: ServerSentEventParser
+        private var body: LeanResponseBody.Iterator?
+        private var pending: [ServerSentEvent] = []
+        private var nextPending = 0
+        private var connections = 0
+        private var fruitlessReconnections = 0
+        private var finished = false
+
+        init(session: LeanSession, request: URLRequest, configuration: Configuration) {
+            self.session = session
+            self.request = request
+            self.configuration = configuration
+            parser = ServerSentEventParser(limits: configuration.limits)
+        }
+
+        public mutating func next() async throws -> ServerSentEvent? {
+            while !finished {
+                if nextPending < pending.count {
+                    defer { nextPending += 1 }
+                    return pending[nextPending]
+                }
+                if body == nil {
+                    try await connect()
+                    continue
+                }
+                do {
+                    guard let chunk = try await body?.next() else {
+                        dropConnection()
+                        continue
+                    }
+                    pending = try parser.parse(chunk)
+                    nextPending = 0
+                    if !pending.isEmpty { fruitlessReconnections = 0 }
+                } catch let error as ServerSentEventError {
+                    finished = true
+                    throw error
+                } catch is CancellationError {
+                    finished = true
+                    return nil
+                } catch {
+                    // The connection broke mid-stream: reconnect.
+                    dropConnection()
+                    if Task.isCancelled { finished = true }
+                }
+            }
+            return nil
+        }
+
+        private mutating func dropConnection() {
+            body = nil
+            parser.resetForNewConnection()
+        }
+
+        /// Opens the stream (after the reconnection delay unless it is the first connection); ends the
+        /// sequence on a 204.
+        private mutating func connect() async throws {
+            if connections > 0 {
+                fruitlessReconnections += 1
+                try await Task.sleep(for: reconnectionDelay)
+            }
+            connections += 1
+            var request = self.request
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            request.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+            if !parser.lastEventID.isEmpty { request.setValue(parser.lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+            let opened: (LeanResponseBody, HTTPURLResponse)
+            do {
+                opened = try await session.bytes(for: request, bufferSize: configuration.bufferSize)
+            } catch {
+                if connections == 1 || fruitlessReconnections >= configuration.maximumReconnections || Task.isCancelled {
+                    finished = true
+                    throw error
+                }
+                return
+            }
+            let (stream, response) = opened
+            if response.statusCode == 204 {
+                finished = true
+                return
+            }
+            guard response.statusCode == 200 else {
+                finished = true
+                throw ServerSentEventError.unexpectedStatus(response.statusCode)
+            }
+            let type = response.value(forHTTPHeaderField: "Content-Type")
+            guard type?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+            else {
+                finished = true
+                throw ServerSentEventError.unexpectedContentType(type)
+            }
+            body = stream.makeAsyncIterator()
+        }
+
+        /// The server's `retry:` time, within the configured bound, else the configured delay.
+        private var reconnectionDelay: Duration {
+            guard let milliseconds = parser.reconnectionTime else { return configuration.reconnectionDelay }
+            return Swift.min(.milliseconds(milliseconds), configuration.maximumReconnectionDelay)
+        }
+    }
+}
+
+extension LeanSession {
+    /// The server-sent events of `request` (a GET, usually), read as they arrive and reconnected as the
+    /// stream asks (see ``ServerSentEvents``). Nothing is sent until the sequence is iterated; each
+    /// iteration reads the stream anew. `Accept: text/event-stream` and `Cache-Control: no-store` are set.
+    public func events(for request: URLRequest, configuration: ServerSentEvents.Configuration = .init())
+        -> ServerSentEvents {
+        ServerSentEvents(session: self, request: request, configuration: configuration)
+    }
+}
