@@ -21,6 +21,25 @@ import Testing
 
     func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
+    @Test func streamPrintsEventsAndJSONLinesAsTheyArrive() async throws {
+        let servers = try await IntegrationServers.shared()
+        let events = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream", ["count": "3", "interval": "0.05"])
+        let streamed = try await af(["get", events.absoluteString, "--stream"])
+        #expect(streamed.exitCode == 0)
+        #expect(text(streamed.stdout) == (1...3).map { "id: \($0)\nevent: tick\ndata: event \($0)\n\n" }.joined())
+        let lines = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream",
+                               ["count": "3", "interval": "0.05", "type": "jsonl"])
+        let json = try await af(["get", lines.absoluteString, "--stream"])
+        #expect(json.exitCode == 0)
+        #expect(text(json.stdout) == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        // A data line that never ends stops at the parser's line limit (256 KiB), with exit 1.
+        let flood = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream", ["flood": "1"])
+        let flooded = try await af(["get", flood.absoluteString, "--stream"])
+        #expect(flooded.exitCode == 1)
+        #expect(text(flooded.stderr) == "af: the event stream broke a limit: lineTooLong(limit: 262144)\n")
+        #expect(flooded.stdout.isEmpty)
+    }
+
     @Test func getSendsQueryItemsAndPrettyPrintsJSON() async throws {
         let servers = try await IntegrationServers.shared()
         let result = try await af(["get", servers.httpbin.url("/get").absoluteString, "page==2", "q==swift linux", "X-Demo:yes"])

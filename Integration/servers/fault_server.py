@@ -23,6 +23,8 @@ reachable from several origins and over TLS):
                                  request carries Basic U:P; then 302 to T, or 200. Body {"authorization": sent or null}
     /hostile/gzip-bomb           1 GiB of zeros, gzip-compressed (about 4.5 MB on the wire, Content-Length set)
     /hostile/endless             a chunked body of 64 KiB chunks that never ends
+    /hostile/event-stream?count=N&interval=S[&type=jsonl][&flood=1]   N server-sent events (or JSON lines)
+                                 S seconds apart, then close; flood=1: one data line that never ends
     /hostile/huge-length         Content-Length: 2147483648, 64 KiB sent, then nothing until the client leaves
     /hostile/trickle?bytes=N&interval=S   Content-Length N, one byte ("x") every S seconds
     /hostile/range-liar?size=N   whatever the Range: 206, Content-Range: bytes 0-(N-1)/N, ETag "liar", N bytes "L"
@@ -118,6 +120,25 @@ async def hostile(path, query, method, headers, reader, writer, lines):
         while True:
             writer.write(chunk)
             await writer.drain()
+    elif path == "/hostile/event-stream":
+        # `count` server-sent events (id i, event tick, data "event i"), `interval` seconds apart, then
+        # the connection closes; with flood=1, one data line that never ends.
+        kind = "text/event-stream" if arg("type", "sse") == "sse" else "application/x-ndjson"
+        writer.write(response_head(200, "OK", [("Content-Type", kind), ("Cache-Control", "no-store")]))
+        await writer.drain()
+        if arg("flood", "0") == "1":
+            writer.write(b"data: ")
+            while True:
+                writer.write(b"x" * 65536)
+                await writer.drain()
+        count, interval = int(arg("count", "3")), float(arg("interval", "0.1"))
+        for i in range(1, count + 1):
+            if kind == "text/event-stream":
+                writer.write(b"id: %d\r\nevent: tick\r\ndata: event %d\r\n\r\n" % (i, i))
+            else:
+                writer.write(b'{"n":%d}\n' % i)
+            await writer.drain()
+            await asyncio.sleep(interval)
     elif path == "/hostile/huge-length":
         writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
                                                ("Content-Length", str(1 << 31))]) + bytes(65536))

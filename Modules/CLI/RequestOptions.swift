@@ -59,11 +59,16 @@ struct RequestOptions: ParsableArguments {
     var cache: String?
     @Flag(name: .shortAndLong, help: "Print the request and timings from the task's metrics on stderr.")
     var verbose = false
+    @Flag(name: .long, help: ArgumentHelp(
+        "Print the body as it arrives: server-sent events one at a time, JSON Lines line by line, anything else in chunks.",
+        discussion: "For streams that never end (event feeds, model output); the request's fields and files are not sent."))
+    var stream = false
 
     func validate() throws {
         if [json, form, multipart].filter({ $0 }).count > 1 {
             throw ValidationError("Choose one of --json, --form and --multipart.")
         }
+        if stream && download != nil { throw ValidationError("Choose one of --stream and --download.") }
         if let printedParts, printedParts.isEmpty || !printedParts.allSatisfy({ "HBhb".contains($0) }) {
             throw ValidationError("--print takes letters from HBhb: H request headers, B request body, h response headers, b response body.")
         }

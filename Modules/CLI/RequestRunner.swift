@@ -26,6 +26,13 @@ struct RequestRunner {
     }
 
     private func perform(url: URL, items: RequestItems, on manager: URLSessionManager) async throws {
+        if options.stream {
+            let parts = options.parts(for: method)
+            try await StreamRunner(manager: manager, request: try plainRequest(url: url, items: items),
+                                   printsHead: parts.contains("h"),
+                                   style: options.raw ? nil : TerminalStyle.forStandardOutput()).run()
+            return
+        }
         if let path = options.download {
             try await DownloadRunner(manager: manager, request: try plainRequest(url: url, items: items),
                                      destination: URL(fileURLWithPath: path), resume: options.continue,

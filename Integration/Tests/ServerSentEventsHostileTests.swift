@@ -1,0 +1,32 @@
+// Server-sent events from the fault server: a real slow stream read event by event, and a line that
+// never ends stopped at the parser's bound with a typed error (no unbounded memory).
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("Server-sent events against the fault server")
+struct ServerSentEventsHostileTests {
+    @Test func aSlowStreamIsReadEventByEventAndAnEndlessLineIsBounded() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let slow = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream", ["count": "3", "interval": "0.05"])
+        var received: [ServerSentEvent] = []
+        for try await event in manager.session.events(for: URLRequest(url: slow)) {
+            received.append(event)
+            if received.count == 3 { break }  // the server would be asked again after it closes
+        }
+        #expect(received == (1...3).map { ServerSentEvent(id: "\($0)", type: "tick", data: "event \($0)") })
+
+        var configuration = ServerSentEvents.Configuration()
+        configuration.limits.maximumLineLength = 1 << 20
+        let flood = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream", ["flood": "1"])
+        await #expect(throws: ServerSentEventError.lineTooLong(limit: 1 << 20)) {
+            for try await _ in manager.session.events(for: URLRequest(url: flood), configuration: configuration) {}
+        }
+    }
+}
