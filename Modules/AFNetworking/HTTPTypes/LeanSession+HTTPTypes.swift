@@ -73,6 +73,19 @@ extension LeanSession {
         return (body, response)
     }
 
+    /// Sends `body` with `request` as the body produces it and returns once the final response's head
+    /// arrived, with its body as chunks under the same backpressure (a streaming request and a streaming
+    /// response at once, as a generated OpenAPI client's transport needs). A body of unknown length goes
+    /// out chunked.
+    /// - Throws: as ``data(for:interceptor:)->(_,HTTPResponse)`` before the head; the sequence throws after it.
+    public func bytes(for request: HTTPRequest, uploading body: any BodySource, bufferSize: Int = 1 << 20) async throws
+        -> (LeanResponseBody, HTTPResponse) {
+        let fieldRequest = try FieldRequest(request)
+        let (stream, head) = try await streamedFields(fieldRequest, sending: body, bufferSize: bufferSize)
+        guard let response = head.httpResponse else { throw Self.unparsableFields(url: fieldRequest.url) }
+        return (stream, response)
+    }
+
     /// Performs `request`, sending `source` when given, and returns the response body and the response.
     private func body(of request: HTTPRequest, sending source: (any BodySource)?,
                       interceptor: (any RequestInterceptor)?) async throws -> (Data, HTTPResponse) {

@@ -81,6 +81,10 @@ extension SessionEngine {
             transfer.onWait = { [unowned self] transfer, wait in
                 throttleTimers.append((ContinuousClock.now.advanced(by: wait), transfer))
             }
+            transfer.onReady = { [weak self] transfer, reader in
+                let task = transfer.task
+                reader.wakeWhenReady { [weak self] in self?.sendBodyReady(task) }
+            }
         }
         transfer.onBecomeDownload = { [unowned self] transfer, dataTask in
             transfersByTask[ObjectIdentifier(dataTask)] = nil

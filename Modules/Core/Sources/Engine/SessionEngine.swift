@@ -23,6 +23,7 @@ final class SessionEngine: @unchecked Sendable {
         case cancel(SessionTask)
         case invalidate(cancelingTasks: Bool)
         case localLoadEvent(ObjectIdentifier, LocalLoadEvent)
+        case bodyReady(SessionTask)
         case connectivityChanged
         case finished(FinishedTransfer)
         /// A job of a task that prefers the engine as its executor (SessionEngine+Executor.swift).
@@ -138,6 +139,9 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     func sendConnectivityChanged() { send(.connectivityChanged) }
+
+    /// A waking body reader of `task`'s transfer has bytes again (from any thread).
+    func sendBodyReady(_ task: SessionTask) { send(.bodyReady(task)) }
 
     /// Reports `finished` from the engine thread with the next batch (a task whose interceptor declined
     /// to retry it). False when the engine has stopped.
@@ -293,6 +297,12 @@ final class SessionEngine: @unchecked Sendable {
             pendingJobs.append(job)
         case .localLoadEvent(let load, let event):
             handleLocalLoadEvent(event, from: load)
+        case .bodyReady(let task):
+            // The body source has bytes: a transfer it held goes on (a suspended one stays paused).
+            if let transfer = transfersByTask[ObjectIdentifier(task)], transfer.awaitsBodySource {
+                transfer.awaitsBodySource = false
+                if !transfer.userPaused { curl_easy_pause(transfer.handle, afc_pause_cont) }
+            }
         }
     }
 

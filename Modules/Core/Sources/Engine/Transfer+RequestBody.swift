@@ -39,8 +39,16 @@ extension Transfer {
             case .bytes(let count): return count
             case .end: return 0
             case .wait(let duration):
-                throttled = true
-                onWait?(self, duration)
+                // A source that produces on its own schedule wakes the engine (the transfer is idle
+                // meanwhile: the request's idle timeout bounds the wait); others pace the upload on
+                // purpose and are read again after `duration`.
+                if let waking = reader as? any WakingBodyReader, let onReady {
+                    awaitsBodySource = true
+                    onReady(self, waking)
+                } else {
+                    throttled = true
+                    onWait?(self, duration)
+                }
                 return afc_readfunc_pause
             }
         } catch {

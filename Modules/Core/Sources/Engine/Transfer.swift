@@ -317,6 +317,10 @@ final class Transfer {
     var onBecomeDownload: ((Transfer, SessionTask) -> Void)?
     /// Tells the engine the body source asked to wait this long (it unpauses the transfer after).
     var onWait: ((Transfer, Duration) -> Void)?
+    /// Asks a waking body reader (`WakingBodyReader`) to tell the engine when it has bytes.
+    var onReady: ((Transfer, any WakingBodyReader) -> Void)?
+    /// Paused until the body source wakes the engine (not held on purpose: the idle timeout runs).
+    var awaitsBodySource = false
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         confinement.assertOnOwner("libcurl's write callback")

@@ -33,9 +33,10 @@ extension LeanSession {
                             head: outcome.task.updateStorage { $0.responseHead })
     }
 
-    /// Starts `request` and returns once the final response's head arrived, with its body as chunks under
-    /// the backpressure of `bytes(for:bufferSize:)`.
-    package func streamedFields(_ request: FieldRequest, bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
-        try await streamed(.fields(request), bufferSize: bufferSize)
+    /// Starts `request`, sending `source` when given, and returns once the final response's head arrived,
+    /// with its body as chunks under the backpressure of `bytes(for:bufferSize:)`.
+    package func streamedFields(_ request: FieldRequest, sending source: (any BodySource)? = nil,
+                                bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
+        try await streamed(.fields(request), sending: source, bufferSize: bufferSize)
     }
 }

@@ -83,14 +83,28 @@ public struct LeanSession: Sendable {
         return (body, response)
     }
 
+    /// Sends `body` with `request` as the body produces it (an `AsyncSequenceBodySource` is read while it
+    /// produces, the engine woken for each chunk) and returns once the final response's head arrived,
+    /// with its body as chunks, as ``bytes(for:bufferSize:)`` does: a streaming request and a streaming
+    /// response at once. A body of unknown length goes out chunked.
+    /// - Throws: as ``bytes(for:bufferSize:)``; the body's read error fails the transfer.
+    public func bytes(for request: URLRequest, uploading body: any BodySource, bufferSize: Int = 1 << 20) async throws
+        -> (LeanResponseBody, HTTPURLResponse) {
+        let (stream, head) = try await streamed(.foundation(request), sending: body, bufferSize: bufferSize)
+        guard let response = head.response else { throw CurlErrorMapping.error(.badServerResponse, url: request.url) }
+        return (stream, response)
+    }
+
     /// Starts a streamed transfer and returns once its final head arrived (see ``bytes(for:bufferSize:)->(_,HTTPURLResponse)``).
-    func streamed(_ request: LeanRequest, bufferSize: Int) async throws -> (LeanResponseBody, ResponseHead) {
+    func streamed(_ request: LeanRequest, sending source: (any BodySource)? = nil, bufferSize: Int) async throws
+        -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
         let delivery = LeanDelivery(stream: stream) { task, outcome in
             stream.finish(task, error: outcome.error)
         }
-        let task = request.makeTask(SessionDataTask.self, identifier: manager.nextIdentifier(), source: nil,
+        let kind: SessionTask.Type = source != nil ? SessionUploadTask.self : SessionDataTask.self
+        let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: source,
                                     controller: manager.leanController, delivery: delivery)
         stream.attach(task)
         task.resume()
