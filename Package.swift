@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
         .library(name: "AFHTTPTypes", targets: ["AFHTTPTypes"]),
         .library(name: "AFServerSentEvents", targets: ["AFServerSentEvents"]),
+        .library(name: "AFOpenAPI", targets: ["AFOpenAPI"]),
         .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
@@ -44,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
         // The lean path's second currency (issue 26): HTTPRequest, HTTPResponse and HTTPFields.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // The ClientTransport of generated OpenAPI clients (issue 28); the generator is a tool, never a dependency.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
     ],
     targets: [
         // MARK: The protocol module
@@ -114,6 +117,11 @@ let package = Package(
         .target(name: "AFHTTPTypes", dependencies: [
             "AFCore", .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Modules/AFNetworking/HTTPTypes"),
+        // A swift-openapi-runtime ClientTransport streaming both ways on AFCore's engine.
+        .target(name: "AFOpenAPI", dependencies: [
+            "AFCore", "AFHTTPTypes", "AFStandardPlugins",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        ], path: "Modules/AFNetworking/OpenAPI"),
         // Server-sent events on the lean path (`LeanSession.events(for:)`).
         .target(name: "AFServerSentEvents", dependencies: ["AFCore"], path: "Modules/AFNetworking/ServerSentEvents"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
@@ -137,6 +145,9 @@ let package = Package(
             // AFInterceptors, AFURLProtocol and AFHTTPCache: their plugins are tested on Core's sessions here.
             "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "AFHTTPTypes", "LoopbackSupport",
         ], path: "Tests/CoreTests"),
+        .testTarget(name: "AFOpenAPITests", dependencies: ["AFOpenAPI", "AFCore", "LoopbackSupport",
+                                                          .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+                    path: "Tests/OpenAPITests"),
         .testTarget(name: "AFServerSentEventsTests", dependencies: ["AFServerSentEvents", "AFCore", "LoopbackSupport"],
                     path: "Tests/ServerSentEventsTests"),
         .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],

@@ -4,7 +4,7 @@ import Foundation
 /// ``BodyReadResult/wait(_:)`` the engine does not poll it, but asks it to call back once a read would
 /// give bytes, the end or an error.
 public protocol WakingBodyReader: BodyReader {
-    /// Calls `wake` once, from any thread, as soon as ``read(into:)`` would not answer `.wait` (at once
+    /// Calls `wake` once, from any thread, as soon as ``BodyReader/read(into:)`` would not answer `.wait` (at once
     /// when that is already so). The engine asks after a read answered `.wait`.
     func wakeWhenReady(_ wake: @escaping @Sendable () -> Void)
 }

@@ -1,0 +1,77 @@
+import AFCore
+@testable import AFOpenAPI
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import LoopbackSupport
+import OpenAPIRuntime
+import Testing
+
+/// The transport as a generated client calls it (`send(_:body:baseURL:operationID:)`), against the
+/// loopback server.
+@Suite("OpenAPI: a streaming ClientTransport on the engine")
+struct OpenAPITransportTests {
+    private func transport(limit: Int64? = nil) -> OpenAPITransport {
+        OpenAPITransport(manager: URLSessionManager(sessionConfiguration: .ephemeral, responseSerializer: HTTPResponseSerializer()),
+                         configuration: OpenAPITransport.Configuration(maximumBodySize: limit))
+    }
+
+    @Test func thePathAndQueryJoinTheBaseURLsPath() throws {
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets/7?limit=2")
+        let joined = try OpenAPITransport.request(request, onto: URL(string: "http://127.0.0.1:8080/api/v1/")!)
+        #expect(joined.scheme == "http")
+        #expect(joined.authority == "127.0.0.1:8080")
+        #expect(joined.path == "/api/v1/pets/7?limit=2")
+        let bare = try OpenAPITransport.request(request, onto: URL(string: "https://example.test")!)
+        #expect(bare.authority == "example.test")
+        #expect(bare.path == "/pets/7?limit=2")
+    }
+
+    @Test func aStreamedRequestBodyOfUnknownLengthAndTheResponseBody() async throws {
+        let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
+            Task {
+                for index in 0..<4 {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    continuation.yield(ArraySlice("part-\(index);".utf8))
+                }
+                continuation.finish()
+            }
+        }
+        let body = HTTPBody(chunks, length: .unknown, iterationBehavior: .single)
+        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo")
+        request.headerFields[.contentType] = "text/plain"
+        let base = sharedServer.url("/")
+        let (response, responseBody) = try await transport().send(request, body: body, baseURL: base, operationID: "echo")
+        #expect(response.status == .ok)
+        #expect(response.headerFields[HTTPField.Name("X-Method")!] == "POST")
+        #expect(response.headerFields[HTTPField.Name("X-Content-Type")!] == "text/plain")
+        let echoed = try await String(collecting: try #require(responseBody), upTo: 1 << 20)
+        #expect(echoed == "part-0;part-1;part-2;part-3;")
+    }
+
+    @Test func aKnownLengthIsSentAsContentLengthAndReportedForTheResponse() async throws {
+        let body = HTTPBody("twelve bytes")
+        let request = HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/headers")
+        let (response, responseBody) = try await transport().send(request, body: body, baseURL: sharedServer.url("/"),
+                                                                  operationID: "headers")
+        let text = try await String(collecting: try #require(responseBody), upTo: 1 << 20)
+        #expect(text.split(separator: "\n").contains("content-length: 12"))
+        #expect(response.headerFields[.contentLength] == "\(text.utf8.count)")
+        #expect(responseBody?.length == .known(Int64(text.utf8.count)))
+    }
+
+    @Test func aBodyPastTheLimitFailsTheRead() async throws {
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/bytes/5000")
+        let (_, body) = try await transport(limit: 4096).send(request, body: nil, baseURL: sharedServer.url("/"),
+                                                               operationID: "bytes")
+        var failure: URLError?
+        do {
+            _ = try await Data(collecting: try #require(body), upTo: 1 << 20)
+        } catch {
+            failure = error as? URLError
+        }
+        #expect(failure?.code == .dataLengthExceedsMaximum)
+    }
+}
