@@ -285,7 +285,7 @@ import Testing
         let open = try #require(readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
         let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
         let lines = readme[open.upperBound..<close.lowerBound].split(separator: "\n")
-        #expect(lines.count == 12)
+        #expect(lines.count == 13)
 
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("af-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
