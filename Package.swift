@@ -145,7 +145,11 @@ let package = Package(
             // AFInterceptors, AFURLProtocol and AFHTTPCache: their plugins are tested on Core's sessions here.
             "AFCore", "AFProtocols", "AFInterceptors", "AFURLProtocol", "AFHTTPCache", "AFHTTPTypes", "LoopbackSupport",
         ], path: "Tests/CoreTests"),
-        .testTarget(name: "AFOpenAPITests", dependencies: ["AFOpenAPI", "AFCore", "LoopbackSupport",
+        // The client swift-openapi-generator made from Tests/OpenAPIClient/openapi.yaml (Scripts/openapi-generate).
+        // Generated code is not edited: its unused-import warnings (empty component files) are silenced.
+        .target(name: "AFOpenAPITestClient", dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+                path: "Tests/OpenAPIClient/Generated", swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
+        .testTarget(name: "AFOpenAPITests", dependencies: ["AFOpenAPI", "AFOpenAPITestClient", "AFCore", "LoopbackSupport",
                                                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
                     path: "Tests/OpenAPITests"),
         .testTarget(name: "AFServerSentEventsTests", dependencies: ["AFServerSentEvents", "AFCore", "LoopbackSupport"],
@@ -181,7 +185,8 @@ let package = Package(
         // MARK: Integration: real servers started by the harness
         .target(name: "AFTestHarness", path: "Integration/Harness"),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "AFTestHarness", "AFNetworking", "LoopbackSupport",
+            "AFTestHarness", "AFNetworking", "LoopbackSupport", "AFOpenAPI", "AFOpenAPITestClient",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
