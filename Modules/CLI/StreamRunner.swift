@@ -48,12 +48,20 @@ struct StreamRunner {
         }
     }
 
-    /// Writes each complete line once its line feed arrived (a last line without one at the end).
+    /// The most bytes of a line held back waiting for its line feed (a longer line goes out in pieces).
+    static let maximumHeldLine = 256 << 10
+
+    /// Writes each complete line once its line feed arrived (a last line without one at the end); a line
+    /// past ``maximumHeldLine`` is written as it comes, so a server's endless line holds no memory.
     private func printLines(of body: LeanResponseBody) async throws {
         var partial = Data()
         for try await chunk in body {
             guard let last = chunk.lastIndex(of: 0x0A) else {
                 partial.append(chunk)
+                if partial.count > Self.maximumHeldLine {
+                    FileHandle.standardOutput.write(partial)
+                    partial = Data()
+                }
                 continue
             }
             partial.append(chunk[chunk.startIndex...last])

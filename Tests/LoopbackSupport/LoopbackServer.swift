@@ -252,6 +252,12 @@ package final class LoopbackServer: Sendable {
             gates.record(gate, openedInTime: opened)
             _ = send(client, Data("data: second\n\n".utf8))
             return false
+        case "events-empty":
+            // An event stream that closes without an event (a client reconnects, and must give up); the
+            // requests for the name in the path are counted.
+            gates.count(segments.dropFirst().first ?? "")
+            _ = send(client, head(200, Self.eventStreamHeaders) + Data(": nothing\n\n".utf8))
+            return false
         case "events-wrong-type":
             _ = send(client, head(200, [("Content-Type", "text/plain"), ("Connection", "close")]) + Data("data: x\n\n".utf8))
             return false
@@ -334,4 +340,11 @@ package final class EventGates: Sendable {
     }
 
     func record(_ name: String, openedInTime: Bool) { state.withLock { $0.inTime[name] = openedInTime } }
+
+    private let requests = Protected<[String: Int]>([:])
+
+    func count(_ name: String) { requests.withLock { $0[name, default: 0] += 1 } }
+
+    /// How many requests a counting route saw for `name`.
+    package func requestCount(_ name: String) -> Int { requests.withLock { $0[name] ?? 0 } }
 }

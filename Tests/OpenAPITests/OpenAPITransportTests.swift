@@ -27,6 +27,8 @@ struct OpenAPITransportTests {
         let bare = try OpenAPITransport.request(request, onto: URL(string: "https://example.test")!)
         #expect(bare.authority == "example.test")
         #expect(bare.path == "/pets/7?limit=2")
+        let loopback6 = try OpenAPITransport.request(request, onto: URL(string: "http://[::1]:8080")!)
+        #expect(loopback6.authority == "[::1]:8080")
     }
 
     @Test func aStreamedRequestBodyOfUnknownLengthAndTheResponseBody() async throws {

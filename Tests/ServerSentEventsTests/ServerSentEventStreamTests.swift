@@ -52,6 +52,21 @@ struct ServerSentEventStreamTests {
         }
     }
 
+    @Test func aServerThatKeepsClosingWithoutAnEventIsGivenUp() async throws {
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var configuration = ServerSentEvents.Configuration()
+        configuration.reconnectionDelay = .milliseconds(5)
+        configuration.maximumReconnections = 3
+        let name = UUID().uuidString
+        await #expect(throws: ServerSentEventError.reconnectionsExhausted(3)) {
+            for try await _ in manager.session.events(for: URLRequest(url: sharedServer.url("/events-empty/\(name)")),
+                                                      configuration: configuration) {}
+        }
+        // The first request and three reconnections; no more.
+        #expect(sharedServer.gates.requestCount(name) == 4)
+    }
+
     @Test func aServerThatIsGoneEndsTheStreamWithItsError() async throws {
         let manager = manager()
         defer { manager.invalidateSession(cancelingTasks: true) }

@@ -32,4 +32,7 @@ public enum ServerSentEventError: Error, Sendable, Equatable {
     case unexpectedStatus(Int)
     /// The server answered 200 with a content type other than `text/event-stream` (nil: none).
     case unexpectedContentType(String?)
+    /// This many reconnections in a row brought no event (the server answered without one, or closed):
+    /// the stream is given up (``ServerSentEvents/Configuration/maximumReconnections``).
+    case reconnectionsExhausted(Int)
 }

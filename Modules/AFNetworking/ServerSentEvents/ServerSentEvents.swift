@@ -11,9 +11,10 @@ import FoundationNetworking
 ///
 /// The sequence ends when the server answers 204, and when the caller stops reading (the transfer is
 /// cancelled). It throws ``ServerSentEventError`` for a status other than 200 or 204, a content type other
-/// than `text/event-stream`, or a line or event past the parser's limits; and the transport's `URLError`
-/// for a failed first connection, or once ``Configuration/maximumReconnections`` reconnections in a row
-/// delivered no event.
+/// than `text/event-stream`, a line or event past the parser's limits, or when
+/// ``Configuration/maximumReconnections`` reconnections in a row brought no event
+/// (``ServerSentEventError/reconnectionsExhausted(_:)``; the transport's `URLError` when the last of them
+/// failed to connect); and the transport's `URLError` for a failed first connection.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
     public typealias Failure = any Error
@@ -107,6 +108,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// sequence on a 204.
         private mutating func connect() async throws {
             if connections > 0 {
+                // A server that keeps answering (or closing) without an event is not asked forever.
+                guard fruitlessReconnections < configuration.maximumReconnections else {
+                    finished = true
+                    throw ServerSentEventError.reconnectionsExhausted(configuration.maximumReconnections)
+                }
                 fruitlessReconnections += 1
                 try await Task.sleep(for: reconnectionDelay)
             }
@@ -119,6 +125,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             do {
                 opened = try await session.bytes(for: request, bufferSize: configuration.bufferSize)
             } catch {
+                // The first connection's error, or the last reconnection's, ends the stream.
                 if connections == 1 || fruitlessReconnections >= configuration.maximumReconnections || Task.isCancelled {
                     finished = true
                     throw error
