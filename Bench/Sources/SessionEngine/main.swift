@@ -317,7 +317,7 @@ func foundationPath(url: URL, count: Int, width: Int) -> Double {
     }
 }
 
-// AsyncHTTPClient (Bench/Peers/AsyncHTTPClientPeer, built by Scripts/bench; path in AF_AHC_PEER).
+// AsyncHTTPClient (Bench/Peers/PackagePeers, built by Scripts/bench; path in AF_AHC_PEER).
 let ahcPeer = environment["AF_AHC_PEER"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
 
 /// Runs the AsyncHTTPClient peer (`ahc-peer URL REQUESTS CONCURRENCY`, which prints

@@ -59,6 +59,8 @@ public final class BenchNginx {
                     root \(documentRoot.path);
                     # The same files, answered with "Cache-Control: no-store" (no cache may keep them).
                     location /no-store/ { alias \(documentRoot.path)/; add_header Cache-Control no-store; }
+                    # The same files as JSON documents (for clients that check the media type).
+                    location /json/ { alias \(documentRoot.path)/; default_type application/json; }
                 }
                 server {
                     listen 127.0.0.1:\(tlsPort) ssl http2;
@@ -123,7 +125,8 @@ public final class BenchNginx {
         return address
     }
 
-    private static func freePort() -> Int {
+    /// A loopback TCP port nobody listened on a moment ago (for other servers a benchmark starts).
+    public static func freePort() -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         var address = loopback(port: 0)
