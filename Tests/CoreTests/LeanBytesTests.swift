@@ -109,4 +109,42 @@ struct LeanBytesTests {
         let error = try await #require(throws: URLError.self) { try await manager.session.bytes(for: request) }
         #expect(error.errorCode == NSURLErrorUnsupportedURL)
     }
+
+    /// The engine's side of a stream driven by hand: one turn brings the head, the whole body and the end.
+    private func streamAndTask() -> (LeanBodyStream, SessionTask, ResponseHead) {
+        let stream = LeanBodyStream(bufferSize: 1 << 20)
+        let task = SessionDataTask(identifier: 1, request: URLRequest(url: URL(string: "http://127.0.0.1/x")!),
+                                   bodySource: nil, controller: LeanTaskController())
+        stream.attach(task)
+        let head = ResponseHead(url: URL(string: "http://127.0.0.1/x")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                                headerLines: Array("Content-Length: 5\n".utf8))
+        return (stream, task, head)
+    }
+
+    @Test func aWaitingCallerIsWokenAtTheEndOfTheTurnAndFindsTheBodyThere() async throws {
+        let (stream, task, head) = streamAndTask()
+        let caller = Task { try await stream.response().statusCode }
+        while !stream.callerWaitsForHead { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(stream.headArrived(head))  // the caller waits: the engine must release the head
+        #expect(Array("hello".utf8).withUnsafeBytes { stream.offer($0) })
+        stream.finish(task, error: nil)  // the turn's completions run before its heads are released
+        stream.releaseHead()  // nothing left to wake: finish woke the caller with the head that arrived
+        #expect(try await caller.value == 200)
+        // The chunk and the end were there before the caller asked: taken without waiting.
+        #expect(try await stream.next() == Data("hello".utf8))
+        #expect(try await stream.next() == nil)
+    }
+
+    @Test func anErrorInTheTurnTheHeadArrivedInBelongsToTheBody() async throws {
+        let (stream, task, head) = streamAndTask()
+        let caller = Task { try await stream.response().statusCode }
+        while !stream.callerWaitsForHead { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(stream.headArrived(head))
+        #expect(Array("he".utf8).withUnsafeBytes { stream.offer($0) })
+        stream.finish(task, error: URLError(.networkConnectionLost))
+        #expect(try await caller.value == 200)
+        #expect(try await stream.next() == Data("he".utf8))
+        let error = await #expect(throws: URLError.self) { try await stream.next() }
+        #expect(error?.code == .networkConnectionLost)
+    }
 }

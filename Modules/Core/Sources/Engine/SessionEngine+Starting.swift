@@ -74,7 +74,8 @@ extension SessionEngine {
         }
         confinement.assertOnOwner("starting a transfer")
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
-                                confinement: confinement, openSockets: openSockets, clock: clock)
+                                confinement: confinement, openSockets: openSockets, clock: clock,
+                                streamHeads: streamHeads)
         if task.bodySource != nil {
             // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
             // allocating this closure.

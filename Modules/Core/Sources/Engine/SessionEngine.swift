@@ -52,6 +52,8 @@ final class SessionEngine: @unchecked Sendable {
     let confinement = ThreadConfinement()
     /// The loop's "now", read once per turn (see ``EngineClock``).
     let clock = EngineClock()
+    /// Streamed bodies' heads that arrived this turn, their callers woken once the turn's transfers ran.
+    let streamHeads = StreamHeadQueue()
     /// How often lean transfers' idle timers are checked (they have no progress callback), and so the
     /// longest the loop waits while transfers are in flight: 100 ms.
     static let idleCheckInterval: UInt64 = 100_000_000
@@ -198,6 +200,7 @@ final class SessionEngine: @unchecked Sendable {
             for command in takenCommands { handle(command) }
             takenCommands.removeAll(keepingCapacity: true)
             reportFinishedTransfers()
+            streamHeads.release()
             runPendingJobs()
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && localLoads.isEmpty
                 && connectivityWaits.isEmpty && pendingJobs.isEmpty { break }
@@ -212,6 +215,7 @@ final class SessionEngine: @unchecked Sendable {
             collectCompletions()
             checkIdleLeanTransfers()
             reportFinishedTransfers()
+            streamHeads.release()
             runPendingJobs()
             fireThrottleTimers()
             expireConnectivityWaits()

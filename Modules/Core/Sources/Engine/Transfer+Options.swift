@@ -57,8 +57,8 @@ extension Transfer {
             curl_easy_reset(handle)
             handleState = .dirty
         }
-        requestURLString = socketRoute?.curlURL ?? url.absoluteString
-        afc_easy_setopt_string(handle, CURLOPT_URL, requestURLString)
+        requestURLCString = (socketRoute?.curlURL ?? url.absoluteString).utf8CString
+        _ = requestURLCString.withUnsafeBufferPointer { afc_easy_setopt_string(handle, CURLOPT_URL, $0.baseAddress) }
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)

@@ -81,8 +81,9 @@ final class Transfer {
     var peerChain: [Data]?
     /// The TLS settings the attempt was configured with (nil for http).
     var attemptTLS: TLSOptions?
-    /// The URL string given to libcurl, to recognise an unchanged effective URL without parsing it.
-    var requestURLString = ""
+    /// The URL given to libcurl, as the C string it was given (made once per attempt), to recognise an
+    /// unchanged effective URL without parsing it.
+    var requestURLCString: ContiguousArray<CChar> = [0]
 
     // Body sinks
     var body = Data()
@@ -128,12 +129,15 @@ final class Transfer {
     let openSockets: UnsafeMutablePointer<Int>
     /// The engine loop's "now", for activity stamps and idle timers.
     let clock: EngineClock
+    /// Where a streamed body's arrived head waits for the end of the engine's turn.
+    let streamHeads: StreamHeadQueue
 
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
          handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement,
-         openSockets: UnsafeMutablePointer<Int>, clock: EngineClock) {
+         openSockets: UnsafeMutablePointer<Int>, clock: EngineClock, streamHeads: StreamHeadQueue) {
         self.confinement = confinement
         self.clock = clock
+        self.streamHeads = streamHeads
         self.openSockets = openSockets
         self.task = task
         self.events = events
@@ -226,7 +230,8 @@ final class Transfer {
         afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         guard var url = requestURL else { return false }
         var moved = false
-        if let effective, strcmp(effective, requestURLString) != 0, let effectiveURL = URL(string: String(cString: effective)) {
+        if let effective, requestURLCString.withUnsafeBufferPointer({ strcmp(effective, $0.baseAddress!) }) != 0,
+           let effectiveURL = URL(string: String(cString: effective)) {
             url = effectiveURL
             moved = true
         }
@@ -281,7 +286,9 @@ final class Transfer {
         }
         if isLean {
             // The head as received: the caller builds its response type from it, off the engine thread.
-            if let bodyStream, let head = task.updateStorage({ $0.responseHead }) { bodyStream.headArrived(head) }
+            if let bodyStream, let head = task.updateStorage({ $0.responseHead }), bodyStream.headArrived(head) {
+                streamHeads.append(bodyStream)
+            }
             return true
         }
         return deliverResponse()

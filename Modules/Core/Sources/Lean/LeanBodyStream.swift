@@ -89,6 +89,20 @@ final class LeanBodyStream: Sendable {
             }
             return chunk
         }
+
+        /// The next chunk or the end, when either is here (nil: the consumer must wait), and the task to
+        /// unpause when taking the chunk brought the buffer down to half of `highWater`.
+        mutating func takeReady(highWater: Int) -> (ready: Result<Data?, any Error>?, resumed: SessionTask?) {
+            if chunkIndex < chunks.count {
+                let chunk = takeChunk()
+                let resumed = producerPaused && bufferedBytes <= highWater / 2 ? task : nil
+                if resumed != nil { producerPaused = false }
+                return (.success(chunk), resumed)
+            }
+            guard finished else { return (nil, nil) }
+            defer { failure = nil }  // thrown once; then the sequence is over
+            return (failure.map { .failure($0) } ?? .success(nil), nil)
+        }
     }
 
     private let highWater: Int
@@ -99,6 +113,9 @@ final class LeanBodyStream: Sendable {
     var backpressure: (peakBufferedBytes: Int, pauses: Int, peakQueueSlots: Int) {
         state.withLock { ($0.peakBufferedBytes, $0.pauses, $0.peakQueueSlots) }
     }
+
+    /// A caller waits for the head (for tests and diagnostics).
+    var callerWaitsForHead: Bool { state.withLock { $0.head != nil } }
 
     init(bufferSize: Int) {
         highWater = max(1, bufferSize)
@@ -142,32 +159,45 @@ final class LeanBodyStream: Sendable {
         return outcome.accepted
     }
 
-    /// The final response's head arrived (after redirects and challenges).
-    func headArrived(_ response: ResponseHead) {
-        let waiting = state.withLock { state in
+    /// The final response's head arrived (after redirects and challenges). A caller that asks from now
+    /// on has it at once; a caller already waiting is woken by ``releaseHead()`` (the engine calls it at
+    /// the end of its turn, see ``StreamHeadQueue``) or by ``finish(_:error:)``, whichever comes first.
+    /// - Returns: whether a caller waits for the head (then the engine must release it).
+    func headArrived(_ response: ResponseHead) -> Bool {
+        state.withLock { state in
             state.headResponse = response
-            defer { state.head = nil }
-            return state.head
+            return state.head != nil
         }
-        waiting?.resume(returning: response)
+    }
+
+    /// Wakes the caller waiting for the head that arrived, unless it was woken already.
+    func releaseHead() {
+        let (waiting, response) = state.withLock { state in
+            defer { state.head = nil }
+            return (state.head, state.headResponse)
+        }
+        if let waiting, let response { waiting.resume(returning: response) }
     }
 
     /// The transfer ended: after the buffered chunks, `next()` returns nil, or throws `error`.
     func finish(_ task: SessionTask, error: (any Error)?) {
         let response = task.updateStorage { $0.responseHead }
-        let (waitingHead, waiting) = state.withLock { state in
+        let (waitingHead, arrived, waiting) = state.withLock { state in
             state.finished = true
             state.failure = error
-            if state.headResponse == nil, error == nil { state.headResponse = response }
+            // A head that arrived is the caller's answer; an error after it belongs to the body.
+            let arrived = state.headResponse
+            if arrived == nil, error == nil { state.headResponse = response }
             state.task = nil
-            let waitingHead = state.head  // only set while no head arrived
+            let waitingHead = state.head  // set while no head arrived, or one arrived this engine turn
             state.head = nil
             let waiting = state.chunkIndex == state.chunks.count ? state.consumer : nil
             if waiting != nil { state.consumer = nil }
-            return (waitingHead, waiting)
+            return (waitingHead, arrived, waiting)
         }
         if let waitingHead {
-            if let error { waitingHead.resume(throwing: error) }
+            if let arrived { waitingHead.resume(returning: arrived) }
+            else if let error { waitingHead.resume(throwing: error) }
             else if let response { waitingHead.resume(returning: response) }
             else { waitingHead.resume(throwing: CurlErrorMapping.error(.badServerResponse, url: task.originalURL)) }
         }
@@ -202,33 +232,26 @@ final class LeanBodyStream: Sendable {
 
     /// The next chunk, nil at the end; throws the transfer's error after the chunks before it.
     func next() async throws -> Data? {
+        // What is here already is taken without a continuation or a cancellation handler (a cancelled
+        // task goes the slow way, whose handler cancels the transfer).
         let highWater = self.highWater
+        if !Task.isCancelled {
+            let (ready, resumed) = state.withLock { $0.takeReady(highWater: highWater) }
+            if let resumed { resumed.controller.unpauseTask(resumed) }
+            if let ready { return try ready.get() }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Answer { case chunk(Data), end((any Error)?), wait }
-                let (answer, resumed) = state.withLock { state -> (Answer, SessionTask?) in
-                    if state.chunkIndex < state.chunks.count {
-                        let chunk = state.takeChunk()
-                        let resumed = state.producerPaused && state.bufferedBytes <= highWater / 2 ? state.task : nil
-                        if resumed != nil { state.producerPaused = false }
-                        return (.chunk(chunk), resumed)
-                    }
-                    if state.finished {
-                        defer { state.failure = nil }  // thrown once; then the sequence is over
-                        return (.end(state.failure), nil)
-                    }
+                let (ready, resumed) = state.withLock { state -> (Result<Data?, any Error>?, SessionTask?) in
+                    let taken = state.takeReady(highWater: highWater)
+                    if taken.ready != nil { return taken }
                     state.consumer = continuation
                     let resumed = state.producerPaused ? state.task : nil
                     state.producerPaused = false
-                    return (.wait, resumed)
+                    return (nil, resumed)
                 }
                 if let resumed { resumed.controller.unpauseTask(resumed) }
-                switch answer {
-                case .chunk(let chunk): continuation.resume(returning: chunk)
-                case .end(let failure?): continuation.resume(throwing: failure)
-                case .end(nil): continuation.resume(returning: nil)
-                case .wait: break
-                }
+                if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
             cancel()
