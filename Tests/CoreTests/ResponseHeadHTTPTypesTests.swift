@@ -36,4 +36,29 @@ struct ResponseHeadHTTPTypesTests {
         #expect(response.headerFields[HTTPField.Name("X-Odd")!] == "a\u{1}b\u{7F}c")
         #expect(response.headerFields[HTTPField.Name("X-Nul")!] == "a b")
     }
+
+    @Test func commonNamesKeepTheServersSpellingWhateverItIs() throws {
+        // Title case and lowercase take the prepared names; any other spelling is built as sent.
+        let lines = "Content-Type: a\ncontent-type: b\nCONTENT-TYPE: c\nETag: \"1\"\netag: \"2\"\nEtag: \"3\"\n"
+            + "Server: nginx\nX-Content-Type: d\nContent-Typ: e\n"
+        let response = try #require(head(lines).httpResponse)
+        #expect(response.headerFields.map(\.name.rawName) == ["Content-Type", "content-type", "CONTENT-TYPE", "ETag", "etag",
+                                                              "Etag", "Server", "X-Content-Type", "Content-Typ"])
+        #expect(response.headerFields[values: .contentType] == ["a", "b", "c"])
+        #expect(response.headerFields[values: .eTag] == ["\"1\"", "\"2\"", "\"3\""])
+        #expect(response.headerFields[.server] == "nginx")
+        #expect(response.headerFields.map(\.value) == ["a", "b", "c", "\"1\"", "\"2\"", "\"3\"", "nginx", "d", "e"])
+    }
+
+    @Test func theStatusKeepsTheServersReasonPhraseCommonOrNot() throws {
+        let cases: [(Int, String)] = [(200, "OK"), (200, "Fine"), (200, ""), (404, "Not Found"), (404, "Gone Fishing"),
+                                      (304, "Not Modified"), (599, "Odd"), (503, "Service Unavailable")]
+        for (code, reason) in cases {
+            let status = try #require(head("", status: code, reason: reason).httpResponse).status
+            #expect(status.code == code)
+            #expect(status.reasonPhrase == reason)
+        }
+        // A phrase with a control character is made legal as swift-http-types makes it (a space).
+        #expect(head("", status: 200, reason: "O\u{1}K").httpResponse?.status.reasonPhrase == "O K")
+    }
 }

@@ -116,12 +116,15 @@ extension ResponseHead {
     var httpResponse: HTTPResponse? {
         guard (0...999).contains(statusCode) else { return nil }
         var fields = HTTPFields()
+        fields.reserveCapacity(headerLineCount)  // one allocation, not one per doubling
         let complete = forEachHeaderLine { name, value in
-            guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return false }
+            guard let fieldName = KnownFieldNames.name(name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else {
+                return false
+            }
             fields.append(HTTPField(name: fieldName, lenientValue: value))
             return true
         }
         guard complete else { return nil }
-        return HTTPResponse(status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+        return HTTPResponse(status: KnownStatuses.status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
     }
 }

@@ -108,6 +108,12 @@ package final class ResponseHead: Sendable {
         return joined
     }
 
+    /// How many header lines the head holds (at least as many as ``forEachHeaderLine(_:)`` visits), to
+    /// size a collection of them at once.
+    package var headerLineCount: Int {
+        headerLines.withUnsafeBufferPointer { bytes in bytes.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 } }
+    }
+
     /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;
     /// a line without a colon is passed over), in arrival order, until it returns false.
     /// - Returns: whether every line was visited.
