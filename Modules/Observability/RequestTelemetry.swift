@@ -37,8 +37,11 @@ struct RequestTelemetry: AttemptObservation {
         let own = attempt.context as? Logger
         let configured = own ?? settings.logger
         let logger = configured.logLevel <= .debug ? configured : nil
-        let metrics = settings.metricsFactory ?? (MetricsSystem.factory is NOOPMetricsHandler ? nil : MetricsSystem.factory)
-        let tracer = settings.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
+        // Each system's value read once: every read takes its lock (and finding the tracer casts).
+        let systemMetrics = settings.metricsFactory == nil ? MetricsSystem.factory : nil
+        let metrics = settings.metricsFactory ?? (systemMetrics is NOOPMetricsHandler ? nil : systemMetrics)
+        let systemTracer = settings.tracer == nil ? InstrumentationSystem.tracer : nil
+        let tracer = settings.tracer ?? (systemTracer is NoOpTracer ? nil : systemTracer)
         guard logger != nil || metrics != nil || tracer != nil, let request = attempt.request else { return nil }
         let target = request.url
         let method = request.method
