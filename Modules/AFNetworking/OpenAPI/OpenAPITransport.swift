@@ -82,21 +82,22 @@ public struct OpenAPITransport: ClientTransport {
     }
 
     /// `request` with its path and query joined onto `baseURL`'s (a base path keeps its segments).
+    /// Read through the URL's own accessors: the URL was parsed once, when it was made (a URLComponents
+    /// would parse it again for every request).
     static func request(_ request: HTTPRequest, onto baseURL: URL) throws -> HTTPRequest {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true), let scheme = components.scheme,
-              let host = components.percentEncodedHost else {
+        guard let scheme = baseURL.scheme, let host = baseURL.host(percentEncoded: true), !host.isEmpty else {
             throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: baseURL])
         }
         let pathAndQuery = request.path ?? "/"
         let query = pathAndQuery.firstIndex(of: "?")
-        let path = String(pathAndQuery[..<(query ?? pathAndQuery.endIndex)])
-        var basePath = components.percentEncodedPath
+        let path = pathAndQuery[..<(query ?? pathAndQuery.endIndex)]
+        var basePath = baseURL.path(percentEncoded: true)
         if basePath.hasSuffix("/") { basePath.removeLast() }
-        components.percentEncodedPath = basePath + (path.hasPrefix("/") ? path : "/" + path)
+        let bracketedHost = host.contains(":") ? "[\(host)]" : host  // an IPv6 literal
         var outgoing = request
         outgoing.scheme = scheme
-        outgoing.authority = components.port.map { "\(host):\($0)" } ?? host
-        outgoing.path = components.percentEncodedPath + (query.map { String(pathAndQuery[$0...]) } ?? "")
+        outgoing.authority = baseURL.port.map { "\(bracketedHost):\($0)" } ?? bracketedHost
+        outgoing.path = basePath + (path.hasPrefix("/") ? "" : "/") + path + (query.map { pathAndQuery[$0...] } ?? "")
         return outgoing
     }
 }
