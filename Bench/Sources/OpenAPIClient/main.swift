@@ -5,7 +5,7 @@ import Foundation
 // a process of its own (openapi-peer, Bench/Peers/PackagePeers, built by Scripts/bench; path in
 // AF_OPENAPI_PEER): ours (AFOpenAPI on the session engine), AsyncHTTPClientTransport and
 // URLSessionTransport.
-// 1. getAnything(q:) against nginx on loopback, answered by httpbin's JSON (a file, ~500 bytes) the client decodes,
+// 1. getAnything(q:) against nginx on loopback, answered by httpbin's JSON (a file, ~350 bytes) the client decodes,
 //    at 1, 32 and 256 requests in flight; every transport may open one connection per request in flight
 //    and none caches. Ratios are to AsyncHTTPClientTransport.
 // 2. The time to the first server-sent event of a stream of three sent 200 ms apart by the test
@@ -26,7 +26,9 @@ let transports = [("af", "ours, AFOpenAPI's OpenAPITransport"),
                   ("urlsession", "URLSessionTransport")]
 let ahcName = transports[1].1
 
-// httpbin's answer to GET /anything?q=bench from a client of this shape (about 500 bytes), served as a file.
+let server = try BenchNginx(name: "openapi")
+defer { server.stop() }
+// httpbin's answer to GET /anything?q=bench from a client of this shape (about 350 bytes), served as a file.
 let answer = """
     {"args":{"q":"bench"},"data":"","files":{},"form":{},"headers":{"Accept":"application/json",\
     "Host":"127.0.0.1","User-Agent":"openapi-peer/1.0 (Linux; generated client)","X-Amzn-Trace-Id":\

@@ -295,10 +295,14 @@ func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width
     return asyncInFlight(count: count, width: width, executor: executor, fetch: fetch)
 }
 
+/// `beforeStop` runs once the requests are done, while the loop's thread still runs.
 func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false,
-                   driver: BareCurlLoop.Driver = .perform) -> Double {
+                   driver: BareCurlLoop.Driver = .perform, beforeStop: (() -> Void)? = nil) -> Double {
     let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil, driver: driver)
-    defer { loop.stop() }
+    defer {
+        beforeStop?()
+        loop.stop()
+    }
     let address = url.absoluteString
     return asyncInFlight(count: count, width: width) {
         let body = await loop.get(address)
@@ -341,13 +345,36 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 // MARK: Profiling mode
 
 // SESSION_ENGINE_PROFILE=lean|httptypes|executor|cache-miss|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
-// for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits.
+// for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits. It prints each round's
+// rate and, at the end, the CPU each busy thread of this process spent per request (user + system, from
+// /proc/self/task), busiest first: the engine thread (or the bare loop's) against the callers' threads.
+
+/// CPU seconds of each live thread of this process, by thread id.
+func threadCPUTimes() -> [Int: Double] {
+    let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+    var times: [Int: Double] = [:]
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+        guard let tid = Int(entry),
+              let stat = try? String(contentsOfFile: "/proc/self/task/\(entry)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { continue }
+        // Fields after the name: state is the 3rd field, utime and stime the 14th and 15th.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        times[tid] = (user + system) / ticksPerSecond
+    }
+    return times
+}
+
 if let profile = environment["SESSION_ENGINE_PROFILE"] {
     let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
     let rounds = Int(environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
     let count = width == 1 ? sequentialCount : parallelCount
     let manager = makeManager(width: width)
+    var secondsByThread: [Int: Double] = [:]
     for _ in 0..<max(1, rounds) {
+        let before = threadCPUTimes()
+        var after: [Int: Double]?
+        let snapshot = { after = threadCPUTimes() }
         let seconds: Double
         switch profile {
         case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
@@ -364,12 +391,21 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
             let base = server.url("/no-store/small.bin").absoluteString
             seconds = oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: .useProtocolCachePolicy,
                                    count: count, width: width)
-        case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width)
-        case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll)
+        case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, beforeStop: snapshot)
+        case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll, beforeStop: snapshot)
         default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
+        }
+        for (tid, end) in after ?? threadCPUTimes() {
+            secondsByThread[tid, default: 0] += end - (before[tid] ?? 0)
         }
         print("profile: \(profile) at \(width) in flight: \(Int(Double(count) / seconds)) req/s")
     }
+    let requests = Double(count * max(1, rounds))
+    let total = secondsByThread.values.reduce(0, +)
+    let perThread = secondsByThread.values.filter { $0 > total / 100 }.sorted(by: >)
+        .map { String(format: "%.1f", $0 * 1e6 / requests) }
+    print("profile: CPU µs per request, busiest threads first: " + perThread.joined(separator: ", ")
+          + String(format: "; all threads %.1f", total * 1e6 / requests))
     server.stop()
     exit(0)
 }
