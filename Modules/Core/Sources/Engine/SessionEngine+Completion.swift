@@ -18,7 +18,8 @@ extension SessionEngine {
         let task = transfer.task
         let cancelled = task.isCancelRequested
         if !cancelled && code != CURLE_OK && waitsForConnectivity(transfer, code: code) { return }
-        let metrics = collectMetrics(transfer)
+        // Nobody can read a lean task's metrics (its task is never handed out): not collected.
+        let metrics = transfer.isLean ? nil : collectMetrics(transfer)
         if code == CURLE_OK && !cancelled { transfer.flushProgress() }
 
         let attemptEnded = code == CURLE_OK || (code == CURLE_WRITE_ERROR && transfer.abandonsRedirectBody)
