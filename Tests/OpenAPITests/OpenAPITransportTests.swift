@@ -29,6 +29,14 @@ struct OpenAPITransportTests {
         #expect(bare.path == "/pets/7?limit=2")
         let loopback6 = try OpenAPITransport.request(request, onto: URL(string: "http://[::1]:8080")!)
         #expect(loopback6.authority == "[::1]:8080")
+        // A relative server URL joins as the URL it resolves to; a percent-encoded base path stays encoded.
+        let relative = try OpenAPITransport.request(
+            request, onto: URL(string: "v2/", relativeTo: URL(string: "http://127.0.0.1:8080/api/")!)!)
+        #expect(relative.authority == "127.0.0.1:8080")
+        #expect(relative.path == "/api/v2/pets/7?limit=2")
+        let encoded = try OpenAPITransport.request(request, onto: URL(string: "http://127.0.0.1/a%20b")!)
+        #expect(encoded.path == "/a%20b/pets/7?limit=2")
+        #expect(throws: URLError.self) { try OpenAPITransport.request(request, onto: URL(string: "/no-host")!) }
     }
 
     @Test func aStreamedRequestBodyOfUnknownLengthAndTheResponseBody() async throws {

@@ -84,7 +84,8 @@ public struct OpenAPITransport: ClientTransport {
     /// `request` with its path and query joined onto `baseURL`'s (a base path keeps its segments).
     /// Read through the URL's own accessors: the URL was parsed once, when it was made (a URLComponents
     /// would parse it again for every request).
-    static func request(_ request: HTTPRequest, onto baseURL: URL) throws -> HTTPRequest {
+    static func request(_ request: HTTPRequest, onto givenURL: URL) throws -> HTTPRequest {
+        let baseURL = givenURL.absoluteURL  // a URL relative to another reads as the URL it resolves to
         guard let scheme = baseURL.scheme, let host = baseURL.host(percentEncoded: true), !host.isEmpty else {
             throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: baseURL])
         }
