@@ -9,12 +9,23 @@ extension FieldRequest {
     /// - Throws: `URLError(.badURL)` without a scheme, authority or path, or when they make no URL.
     init(_ request: HTTPRequest) throws {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
-              let url = URL(string: "\(scheme)://\(authority)\(path)") else {
+              let url = URL(string: Self.urlString(scheme: scheme, authority: authority, path: path)) else {
             throw CurlErrorMapping.error(.badURL, url: nil, description: "The request has no scheme, authority or path.")
         }
         self.init(url: url, method: request.method.rawValue.uppercased(),
                   fieldLines: RequestFieldLines(lines: request.headerFields.map {
                       RequestFieldLines.Line(name: $0.name.rawName, value: $0.value)
                   }))
+    }
+
+    /// "scheme://authority/path" in one allocation (an interpolation grows its buffer as it goes).
+    private static func urlString(scheme: String, authority: String, path: String) -> String {
+        var string = ""
+        string.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+        string += scheme
+        string += "://"
+        string += authority
+        string += path
+        return string
     }
 }
