@@ -121,10 +121,19 @@ struct LeanBytesTests {
         return (stream, task, head)
     }
 
+    /// Returns once a caller waits for `stream`'s head (its continuation is registered under the lock).
+    private func waitUntilTheCallerWaits(_ stream: LeanBodyStream) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !stream.callerWaitsForHead {
+            try #require(ContinuousClock.now < deadline, "the caller never waited for the head")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     @Test func aWaitingCallerIsWokenAtTheEndOfTheTurnAndFindsTheBodyThere() async throws {
         let (stream, task, head) = streamAndTask()
         let caller = Task { try await stream.response().statusCode }
-        while !stream.callerWaitsForHead { try await Task.sleep(for: .milliseconds(1)) }
+        try await waitUntilTheCallerWaits(stream)
         #expect(stream.headArrived(head))  // the caller waits: the engine must release the head
         #expect(Array("hello".utf8).withUnsafeBytes { stream.offer($0) })
         stream.finish(task, error: nil)  // the turn's completions run before its heads are released
@@ -138,7 +147,7 @@ struct LeanBytesTests {
     @Test func anErrorInTheTurnTheHeadArrivedInBelongsToTheBody() async throws {
         let (stream, task, head) = streamAndTask()
         let caller = Task { try await stream.response().statusCode }
-        while !stream.callerWaitsForHead { try await Task.sleep(for: .milliseconds(1)) }
+        try await waitUntilTheCallerWaits(stream)
         #expect(stream.headArrived(head))
         #expect(Array("he".utf8).withUnsafeBytes { stream.offer($0) })
         stream.finish(task, error: URLError(.networkConnectionLost))

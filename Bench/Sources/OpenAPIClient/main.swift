@@ -80,6 +80,7 @@ let faultPort = BenchNginx.freePort()
 let faultServer = Process()
 faultServer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
 faultServer.arguments = [root.appendingPathComponent("Integration/servers/fault_server.py").path, "--port", "\(faultPort)"]
+faultServer.standardOutput = FileHandle.nullDevice  // its "listening on" line
 try faultServer.run()
 defer { faultServer.terminate(); faultServer.waitUntilExit() }
 let faultURL = URL(string: "http://127.0.0.1:\(faultPort)")!
