@@ -18,15 +18,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
+        .target(name: "PeerSupport"),
         .executableTarget(name: "ahc-peer", dependencies: [
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "PeerSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // The client the transport's tests use (a link to Tests/OpenAPIClient/Generated, made by
         // Scripts/openapi-generate): the same generated code on every transport.
         .target(name: "BenchAPIClient", dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
                 swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         .executableTarget(name: "openapi-peer", dependencies: [
-            "BenchAPIClient",
+            "BenchAPIClient", "PeerSupport",
             .product(name: "AFOpenAPI", package: "AFNetworking"),
             .product(name: "AFServerSentEvents", package: "AFNetworking"),
             .product(name: "AFNetworking", package: "AFNetworking"),

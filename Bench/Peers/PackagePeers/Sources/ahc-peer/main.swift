@@ -5,6 +5,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import PeerSupport
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let requests = Int(arguments[2]), let concurrency = Int(arguments[3]),
@@ -27,14 +28,6 @@ func fetch() async throws -> Int {
     return total
 }
 
-/// CPU seconds (user + system) of this process so far.
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-}
-
 let cpuStart = cpuSeconds()
 let start = ContinuousClock.now
 let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -49,10 +42,4 @@ let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
 let elapsed = ContinuousClock.now - start
 let cpu = cpuSeconds() - cpuStart
 try await client.shutdown().get()  // the future-returning overload is the one top-level code resolves to
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-// VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over exec, so this child of the benchmark
-// process would report its parent's peak.
-let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-let peakKilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-    .flatMap { $0.split(separator: " ").compactMap { Int($0) }.first } ?? 0
-print("RESULT \(requests) \(bytes) \(seconds) \(peakKilobytes * 1024) \(cpu)")
+print("RESULT \(requests) \(bytes) \(seconds(elapsed)) \(peakResidentBytes()) \(cpu)")

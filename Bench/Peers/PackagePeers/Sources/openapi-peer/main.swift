@@ -22,6 +22,7 @@ import FoundationNetworking
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import OpenAPIURLSession
+import PeerSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func usage() -> Never {
@@ -62,26 +63,6 @@ func makeTransport(_ name: String, width: Int) -> (any ClientTransport, @Sendabl
     default:
         usage()
     }
-}
-
-/// CPU seconds (user + system) of this process so far.
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
-/// Peak resident bytes of this process (VmHWM; ru_maxrss would carry the parent's over exec).
-func peakResidentBytes() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let kilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        .flatMap { $0.split(separator: " ").compactMap { Int($0) }.first } ?? 0
-    return kilobytes * 1024
 }
 
 struct WrongAnswer: Error, CustomStringConvertible {
