@@ -3,18 +3,67 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where a lean task's end goes: the waiting caller's continuation, resumed from the engine thread.
+/// Where a lean task's end goes: its streamed body (``LeanBodyStream``), or the caller awaiting the
+/// outcome. The engine thread calls ``finish(_:_:)`` once; the caller hands over its continuation with
+/// ``resume(_:)``, before or after that (a task cancelled before it started ends first).
 final class LeanDelivery: Sendable {
-    private let deliver: @Sendable (SessionTask, TransferOutcome) -> Void
     /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)``); nil: the body is collected.
     let stream: LeanBodyStream?
+    /// The awaiting caller's side (nil for a streamed body, whose stream wakes its reader).
+    private let caller: Protected<Caller>?
 
-    init(stream: LeanBodyStream? = nil, _ deliver: @escaping @Sendable (SessionTask, TransferOutcome) -> Void) {
-        self.stream = stream
-        self.deliver = deliver
+    private enum Caller {
+        case waiting
+        case awaiting(CheckedContinuation<LeanSession.Outcome, any Error>)
+        /// Ended before the caller awaited: held until it does (then let go of, as the outcome holds the
+        /// task, which holds this delivery).
+        case ended(Result<LeanSession.Outcome, any Error>)
+        case delivered
     }
 
-    func finish(_ task: SessionTask, _ outcome: TransferOutcome) { deliver(task, outcome) }
+    /// A delivery to a streamed body.
+    init(stream: LeanBodyStream) {
+        self.stream = stream
+        caller = nil
+    }
+
+    /// A delivery to a caller that awaits the outcome (``resume(_:)``).
+    init() {
+        stream = nil
+        caller = Protected(.waiting)
+    }
+
+    /// The task ended (engine thread, or the caller's when it never started).
+    func finish(_ task: SessionTask, _ outcome: TransferOutcome) {
+        if let stream {
+            stream.finish(task, error: outcome.error)
+            return
+        }
+        let result: Result<LeanSession.Outcome, any Error> = outcome.error.map { .failure($0) }
+            ?? .success(LeanSession.Outcome(task: task, data: outcome.data, temporaryFile: outcome.temporaryFile))
+        let awaiting = caller?.withLock { state -> CheckedContinuation<LeanSession.Outcome, any Error>? in
+            guard case .awaiting(let continuation) = state else {
+                state = .ended(result)
+                return nil
+            }
+            state = .delivered
+            return continuation
+        }
+        awaiting?.resume(with: result)
+    }
+
+    /// Resumes `continuation` with the outcome once the task ended (at once when it has).
+    func resume(_ continuation: CheckedContinuation<LeanSession.Outcome, any Error>) {
+        let ended = caller?.withLock { state -> Result<LeanSession.Outcome, any Error>? in
+            guard case .ended(let result) = state else {
+                state = .awaiting(continuation)
+                return nil
+            }
+            state = .delivered
+            return result
+        }
+        if let ended { continuation.resume(with: ended) }
+    }
 }
 
 /// Runs lean tasks on a manager's engine without registering them: no delegate, no notification, no

@@ -100,9 +100,7 @@ public struct LeanSession: Sendable {
         -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
-        let delivery = LeanDelivery(stream: stream) { task, outcome in
-            stream.finish(task, error: outcome.error)
-        }
+        let delivery = LeanDelivery(stream: stream)
         let kind: SessionTask.Type = source != nil ? SessionUploadTask.self : SessionDataTask.self
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: source,
                                     controller: manager.leanController, delivery: delivery)
@@ -134,28 +132,20 @@ public struct LeanSession: Sendable {
     }
 
     func perform(_ request: LeanRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
-        let controller = manager.leanController
-        let identifier = manager.nextIdentifier()
-        let box = TaskBox()
+        let delivery = LeanDelivery()
+        let kind: SessionTask.Type = download ? SessionDownloadTask.self
+            : source != nil ? SessionUploadTask.self : SessionDataTask.self
+        let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: download ? nil : source,
+                                    controller: manager.leanController, delivery: delivery)
+        // The task exists before the caller can be cancelled: cancelling it (even before it started) ends it,
+        // and its end reaches the continuation whichever comes first.
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
-                let delivery = LeanDelivery { task, outcome in
-                    if let error = outcome.error {
-                        continuation.resume(throwing: error)
-                    } else {
-                        continuation.resume(returning: Outcome(task: task, data: outcome.data,
-                                                               temporaryFile: outcome.temporaryFile))
-                    }
-                }
-                let kind: SessionTask.Type = download ? SessionDownloadTask.self
-                    : source != nil ? SessionUploadTask.self : SessionDataTask.self
-                let task = request.makeTask(kind, identifier: identifier, source: download ? nil : source,
-                                            controller: controller, delivery: delivery)
-                box.set(task)
+            try await withCheckedThrowingContinuation { continuation in
+                delivery.resume(continuation)
                 task.resume()
             }
         } onCancel: {
-            box.cancel()
+            task.cancel()
         }
     }
 }
@@ -181,27 +171,6 @@ enum LeanRequest: Sendable {
             return kind.init(identifier: identifier, fieldRequest: request, bodySource: source, controller: controller,
                              leanDelivery: delivery)
         }
-    }
-}
-
-/// The task of a lean call, for the cancellation handler (which may run before the task exists).
-private final class TaskBox: Sendable {
-    private let state = Protected<(task: SessionTask?, cancelled: Bool)>((nil, false))
-
-    func set(_ task: SessionTask) {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
     }
 }
 

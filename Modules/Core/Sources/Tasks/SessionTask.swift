@@ -178,12 +178,10 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed
     /// (a data task that became a download task resumes the download task).
     public func resume() {
-        if let successor = storage.withLock({ $0.successor }) {
-            successor.resume()
-            return
-        }
+        var successor: SessionTask?
         let action: ResumeAction = storage.withLock { state in
-            guard state.state == .suspended else { return .none }
+            successor = state.successor
+            guard successor == nil, state.state == .suspended else { return .none }
             if state.unusableError != nil {
                 state.state = .running
                 state.started = true
@@ -195,7 +193,9 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
             return .start
         }
         switch action {
-        case .none: return
+        case .none:
+            successor?.resume()
+            return
         case .fail:
             controller.taskDidChangeRunState(self, resumed: true)
             let error = storage.withLock { $0.unusableError } ?? CurlErrorMapping.error(.unknown, url: nil)
