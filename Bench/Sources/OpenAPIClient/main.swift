@@ -43,16 +43,15 @@ func runPeer(_ arguments: [String], tag: String) -> [Double]? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: peer)
     process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
+    let output = Pipe()
+    process.standardOutput = output  // its errors go straight to this process's (a second pipe read after
+                                     // the first could fill up and block the peer)
     guard (try? process.run()) != nil else { return nil }
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
     guard process.terminationStatus == 0, fields.first == tag else {
-        print("  openapi-peer \(arguments.joined(separator: " ")) failed: \(errorText.suffix(300))")
+        print("  openapi-peer \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus))")
         return nil
     }
     return fields.dropFirst().compactMap(Double.init)

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// Where a lean task's end goes: its streamed body (``LeanBodyStream``), or the caller awaiting the
 /// outcome. The engine thread calls ``finish(_:_:)`` once; the caller hands over its continuation with
-/// ``resume(_:)``, before or after that (a task cancelled before it started ends first).
+/// ``deliver(to:)``, before or after that (a task cancelled before it started ends first).
 final class LeanDelivery: Sendable {
     /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)``); nil: the body is collected.
     let stream: LeanBodyStream?
@@ -27,7 +27,7 @@ final class LeanDelivery: Sendable {
         caller = nil
     }
 
-    /// A delivery to a caller that awaits the outcome (``resume(_:)``).
+    /// A delivery to a caller that awaits the outcome (``deliver(to:)``).
     init() {
         stream = nil
         caller = Protected(.waiting)
@@ -43,7 +43,7 @@ final class LeanDelivery: Sendable {
             ?? .success(LeanSession.Outcome(task: task, data: outcome.data, temporaryFile: outcome.temporaryFile))
         let awaiting = caller?.withLock { state -> CheckedContinuation<LeanSession.Outcome, any Error>? in
             guard case .awaiting(let continuation) = state else {
-                state = .ended(result)
+                if case .waiting = state { state = .ended(result) }  // a second end is not kept
                 return nil
             }
             state = .delivered
@@ -53,7 +53,7 @@ final class LeanDelivery: Sendable {
     }
 
     /// Resumes `continuation` with the outcome once the task ended (at once when it has).
-    func resume(_ continuation: CheckedContinuation<LeanSession.Outcome, any Error>) {
+    func deliver(to continuation: CheckedContinuation<LeanSession.Outcome, any Error>) {
         let ended = caller?.withLock { state -> Result<LeanSession.Outcome, any Error>? in
             guard case .ended(let result) = state else {
                 state = .awaiting(continuation)

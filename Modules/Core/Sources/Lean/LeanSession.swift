@@ -141,7 +141,7 @@ public struct LeanSession: Sendable {
         // and its end reaches the continuation whichever comes first.
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delivery.resume(continuation)
+                delivery.deliver(to: continuation)
                 task.resume()
             }
         } onCancel: {
