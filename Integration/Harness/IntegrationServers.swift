@@ -59,6 +59,19 @@ public struct IntegrationServers: Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains(marker) }.count
     }
 
+    /// The requests on lines containing `marker` once `expected` of them are logged, or after `seconds`
+    /// with fewer; then `settle` more, so that one too many shows too. Servers write the access-log
+    /// line just after the response, so a client that has its answer may look before the line exists.
+    public func loggedRequestCount(on server: HarnessServer, containing marker: String, expecting expected: Int,
+                                   within seconds: Double = 5, settle: Duration = .milliseconds(150)) async -> Int {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while requestCount(on: server, containing: marker) < expected, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        try? await Task.sleep(for: settle)
+        return requestCount(on: server, containing: marker)
+    }
+
     /// The log tails of every server, one after the other.
     public func allLogTails(lines: Int = 20) -> String {
         HarnessServer.allCases.map { logTail(of: $0, lines: lines) }.joined(separator: "\n")

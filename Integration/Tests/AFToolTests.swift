@@ -64,7 +64,7 @@ import Testing
         #expect(text(second.stderr).contains("< from the cache: no request was sent\n"))
         // Without --cache, af caches nothing (as curl).
         #expect(try await af(["get", url]).exitCode == 0)
-        #expect(servers.requestCount(on: .httpbin, containing: marker) == 2)
+        #expect(await servers.loggedRequestCount(on: .httpbin, containing: marker, expecting: 2) == 2)
     }
 
     @Test func cacheDirectoriesAreCreated0700() async throws {

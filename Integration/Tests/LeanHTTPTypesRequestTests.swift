@@ -92,8 +92,6 @@ struct LeanHTTPTypesRequestTests {
         #expect(first.1.status.code == 200)
         #expect(second.1.status.code == 200)
         #expect(second.0 == first.0)
-        _ = await waitUntil(5) { servers.requestCount(on: .httpbin, containing: "\(marker)-cache") >= 1 }
-        try await Task.sleep(for: .milliseconds(150))
-        #expect(servers.requestCount(on: .httpbin, containing: "\(marker)-cache") == 1)
+        #expect(await servers.loggedRequestCount(on: .httpbin, containing: "\(marker)-cache", expecting: 1) == 1)
     }
 }

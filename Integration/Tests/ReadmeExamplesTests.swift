@@ -152,7 +152,7 @@ import Testing
         manager.interceptor = RetryPolicy(randomUnit: { 0.5 })
         let marker = "m=" + UUID().uuidString
         await #expect(throws: (any Error).self) { _ = try await manager.get("status/503?" + marker) }
-        #expect(servers.requestCount(on: .httpbin, containing: marker) == 3)
+        #expect(await servers.loggedRequestCount(on: .httpbin, containing: marker, expecting: 3) == 3)
         #expect(clock.delays == [.milliseconds(500), .seconds(1)])
 
         // README: "data(for:interceptor: RetryPolicy(retryLimit: 3))": the fault server fails twice.
