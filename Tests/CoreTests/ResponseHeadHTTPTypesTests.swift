@@ -37,6 +37,29 @@ struct ResponseHeadHTTPTypesTests {
         #expect(response.headerFields[HTTPField.Name("X-Nul")!] == "a b")
     }
 
+    @Test func everyValueIsTheFieldTheLenientInitializerMakes() throws {
+        // Plain ASCII values take a direct decoding; all others the lenient initializer. Both must agree
+        // with the lenient initializer byte for byte, and keep the value's form (String or bytes).
+        let values: [[UInt8]] = [
+            Array("text/html; charset=utf-8".utf8), [], Array("a\tb c".utf8), Array("trailing ".utf8),
+            Array("tab\t".utf8), Array("caf\u{E9}".utf8), [0x61, 0xFF, 0x62], [0x61, 0xC3], [0x7F], [0x61, 0x00, 0x62],
+            [0x01, 0x61], Array("\u{1F600}".utf8), Array("\"quoted\", (comment)".utf8),
+        ]
+        var lines: [UInt8] = []
+        for value in values { lines += Array("X-V: ".utf8) + value + [0x0A] }
+        let made = ResponseHead(url: URL(string: "http://127.0.0.1/")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                                headerLines: lines)
+        let response = try #require(made.httpResponse)
+        #expect(response.headerFields.count == values.count)
+        let name = try #require(HTTPField.Name("X-V"))
+        for (field, value) in zip(response.headerFields, values) {
+            let expected = HTTPField(name: name, lenientValue: value)
+            #expect(field == expected, "\(value)")
+            #expect(field.value == expected.value, "\(value)")
+            #expect(field.withUnsafeBytesOfValue { Array($0) } == expected.withUnsafeBytesOfValue { Array($0) }, "\(value)")
+        }
+    }
+
     @Test func commonNamesKeepTheServersSpellingWhateverItIs() throws {
         // Title case and lowercase take the prepared names; any other spelling is built as sent.
         let lines = "Content-Type: a\ncontent-type: b\nCONTENT-TYPE: c\nETag: \"1\"\netag: \"2\"\nEtag: \"3\"\n"

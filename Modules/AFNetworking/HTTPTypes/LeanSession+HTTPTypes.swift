@@ -121,10 +121,26 @@ extension ResponseHead {
             guard let fieldName = KnownFieldNames.name(name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else {
                 return false
             }
-            fields.append(HTTPField(name: fieldName, lenientValue: value))
+            fields.append(Self.field(fieldName, value))
             return true
         }
         guard complete else { return nil }
         return HTTPResponse(status: KnownStatuses.status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+    }
+
+    /// The field of a header line, its value kept as sent. A value of printable ASCII with no blank at
+    /// either end (nearly all of them) is already legal, so it is decoded directly: the lenient
+    /// initializer validates UTF-8 through the standard library's unspecialized generic, which looks up
+    /// type metadata at run time for every value. The result is the same field either way.
+    private static func field(_ name: HTTPField.Name, _ value: Slice<UnsafeBufferPointer<UInt8>>) -> HTTPField {
+        guard isPlainASCII(value) else { return HTTPField(name: name, lenientValue: value) }
+        return HTTPField(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: value), as: UTF8.self))
+    }
+
+    /// Whether every byte is printable ASCII, a space or a tab, and neither end is a space or a tab.
+    private static func isPlainASCII(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
+        if let last = bytes.last, last == 0x20 || last == 0x09 { return false }
+        return bytes.allSatisfy { ($0 >= 0x20 && $0 <= 0x7E) || $0 == 0x09 }
     }
 }

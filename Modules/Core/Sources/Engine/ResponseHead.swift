@@ -18,10 +18,15 @@ package final class ResponseHead: Sendable {
     package let reasonPhrase: String
     /// The block's header lines, each "Name: value" (trimmed) followed by a line feed.
     private let headerLines: [UInt8]
+    /// How many lines `headerLines` holds, to size a collection of them at once.
+    package let headerLineCount: Int
     private let built = Protected<HTTPURLResponse?>(nil)
 
-    init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8], reasonPhrase: String = "") {
+    /// `headerLineCount`: how many lines `headerLines` holds, when the caller counted them (nil: counted here).
+    init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8], headerLineCount: Int? = nil,
+         reasonPhrase: String = "") {
         self.url = url
+        self.headerLineCount = headerLineCount ?? headerLines.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
         self.reasonPhrase = reasonPhrase
         self.statusCode = statusCode
         self.httpVersion = httpVersion
@@ -106,12 +111,6 @@ package final class ResponseHead: Sendable {
             return true
         }
         return joined
-    }
-
-    /// How many header lines the head holds (at least as many as ``forEachHeaderLine(_:)`` visits), to
-    /// size a collection of them at once.
-    package var headerLineCount: Int {
-        headerLines.withUnsafeBufferPointer { bytes in bytes.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 } }
     }
 
     /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;

@@ -96,6 +96,8 @@ struct ResponseStateMachine {
     private var reasonPhrase = ""
     /// The block's header lines, copied as they arrive ("Name: value\n"); ResponseHead parses them later.
     private var headerLines: [UInt8] = []
+    /// How many lines `headerLines` holds.
+    private var headerLineCount = 0
     /// The block's Set-Cookie values (stored for every block that is not informational).
     private(set) var setCookieLines: [String] = []
     private var locationHeader: String?
@@ -209,6 +211,7 @@ struct ResponseStateMachine {
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         headerLines.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<valueEnd]))
         headerLines.append(0x0A)
+        headerLineCount += 1
         let name = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
         func value() -> String {
             String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
@@ -229,7 +232,7 @@ struct ResponseStateMachine {
     /// the redirects it followed); `contentLength`: the block's Content-Length, -1 when absent.
     mutating func headerBlockEnded(url: URL, contentLength: Int64) -> HeadAction {
         let head = ResponseHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerLines: headerLines,
-                                reasonPhrase: reasonPhrase)
+                                headerLineCount: headerLineCount, reasonPhrase: reasonPhrase)
         lastHead = head
 
         // Intermediate blocks libcurl consumes itself: a redirect it follows, a Digest round it answers.
@@ -344,6 +347,7 @@ struct ResponseStateMachine {
     private mutating func beginHeaderBlock() {
         statusCode = 0
         headerLines.removeAll(keepingCapacity: true)
+        headerLineCount = 0
         setCookieLines.removeAll()
         locationHeader = nil
         authenticateHeader = nil
