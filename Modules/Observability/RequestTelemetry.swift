@@ -40,8 +40,7 @@ struct RequestTelemetry: AttemptObservation {
         // Each system's value read once: every read takes its lock (and finding the tracer casts).
         let systemMetrics = settings.metricsFactory == nil ? MetricsSystem.factory : nil
         let metrics = settings.metricsFactory ?? (systemMetrics is NOOPMetricsHandler ? nil : systemMetrics)
-        let systemTracer = settings.tracer == nil ? InstrumentationSystem.tracer : nil
-        let tracer = settings.tracer ?? (systemTracer is NoOpTracer ? nil : systemTracer)
+        let tracer = settings.tracer ?? Self.systemTracer()
         guard logger != nil || metrics != nil || tracer != nil, let request = attempt.request else { return nil }
         let target = request.url
         let method = request.method
@@ -73,6 +72,15 @@ struct RequestTelemetry: AttemptObservation {
                                 logsQueryValues: settings.logsQueryValues,
                                 credentials: span == nil ? [] : Self.credentialHeaderValues(of: request.headerFields),
                                 addedHeaderFields: propagated.fields)
+    }
+
+    /// The tracer of `InstrumentationSystem` (a `withTracer` scope's, else the bootstrapped one), or nil
+    /// when there is none. Checked first for the no-op instrument the system holds until bootstrapped:
+    /// finding its tracer takes the system's lock and two protocol-conformance casts per request.
+    static func systemTracer() -> (any Tracer)? {
+        guard !(InstrumentationSystem.instrument is NoOpInstrument) else { return nil }
+        let tracer = InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
     }
 
     /// Ends the attempt: its status (or error), bytes and duration.

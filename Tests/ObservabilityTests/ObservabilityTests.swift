@@ -42,6 +42,25 @@ struct ObservabilityTests {
         #expect(!entries.contains { "\($0.metadata)".contains("secret") || "\($0.metadata)".contains("abc") })
     }
 
+    @Test func theSystemsTracerIsUsedWhenTheSessionHasNone() async throws {
+        let manager = makeManager()  // no tracer, logger or metrics factory of its own
+        #expect(RequestTelemetry.systemTracer() == nil)
+        #expect(await complete(manager, URLRequest(url: sharedServer.url("/bytes/3"))).error == nil)
+        let tracer = InMemoryTracer()
+        let inScope = await withTracer(tracer) {
+            #expect(RequestTelemetry.systemTracer() is InMemoryTracer)
+            return await complete(manager, URLRequest(url: sharedServer.url("/bytes/5")))
+        }
+        #expect(inScope.error == nil)
+        let spans = tracer.finishedSpans
+        #expect(spans.map(\.operationName) == ["GET"])
+        guard case .string(let url) = spans.first?.attributes["url.full"]?.toSpanAttribute() else {
+            Issue.record("no url.full attribute")
+            return
+        }
+        #expect(url.hasSuffix("/bytes/5"))
+    }
+
     @Test func aTasksOwnLoggerReplacesTheSessionsAndFailuresAreLogged() async {
         let sessionHandler = InMemoryLogHandler()
         let taskHandler = InMemoryLogHandler()
