@@ -6,13 +6,18 @@ import Foundation
 /// wake the loop with `curl_multi_wakeup`; easy handles (and their per-transfer context) are pooled; each
 /// continuation is resumed straight from the engine thread with the body bytes; no Foundation object is
 /// made per request. No redirects, errors, timeouts or headers: a floor to measure against, not a client.
+/// With `readsHeaders`, it also does the two things libcurl must do for any client that reads responses on
+/// Debian's libcurl 7.88.1: hand every header line to a callback (copied, as a client keeps them), and run
+/// each transfer on a handle that never ran one (the `curl_easy_duphandle` copy the engine makes against
+/// curl#11101): the floor for the engine's own work.
 final class BareCurlLoop: @unchecked Sendable {
     // @unchecked Sendable: `inbox` is guarded by `lock`; everything else is touched only by the engine
     // thread (the multi handle and the pool), apart from `curl_multi_wakeup`, which libcurl allows from
     // any thread.
     private final class Transfer {
-        let easy: UnsafeMutableRawPointer
+        var easy: UnsafeMutableRawPointer
         var body: [UInt8] = []
+        var head: [UInt8] = []
         var continuation: CheckedContinuation<[UInt8], Never>?
         init(easy: UnsafeMutableRawPointer) { self.easy = easy }
     }
@@ -23,6 +28,7 @@ final class BareCurlLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let driver: Driver
+    private let readsHeaders: Bool
     private var epoll: OpaquePointer?
     private let certificateFile: String?
     private let lock = NSLock()
@@ -35,8 +41,9 @@ final class BareCurlLoop: @unchecked Sendable {
 
     /// - Parameters: `connections`: connections kept for reuse (one per request in flight);
     ///   `certificateFile`: for https URLs, HTTP/2 by ALPN (multiplexed) trusting this PEM file.
-    init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform) {
+    init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform, readsHeaders: Bool = false) {
         multi = curl_multi_init()
+        self.readsHeaders = readsHeaders
         self.certificateFile = certificateFile
         self.driver = driver
         if driver == .epoll { epoll = bench_epoll_attach(multi) }
@@ -96,6 +103,13 @@ final class BareCurlLoop: @unchecked Sendable {
                 precondition(result == CURLE_OK, "bare loop: transfer failed (\(result.rawValue))")
                 let body = transfer.body
                 transfer.body = []
+                if readsHeaders {
+                    transfer.head.removeAll(keepingCapacity: true)
+                    // The copy keeps the options (callbacks, context) without the finished transfer's state.
+                    let copy = curl_easy_duphandle(easy)!
+                    curl_easy_cleanup(easy)
+                    transfer.easy = copy
+                }
                 let continuation = transfer.continuation!
                 transfer.continuation = nil
                 pool.append(transfer)
@@ -134,7 +148,18 @@ final class BareCurlLoop: @unchecked Sendable {
                 }
                 return length
             }, certificateFile)
-            bench_easy_set_context(transfer.easy, Unmanaged.passRetained(transfer).toOpaque())
+            let context = Unmanaged.passRetained(transfer).toOpaque()
+            bench_easy_set_context(transfer.easy, context)
+            if readsHeaders {
+                bench_easy_set_header_function(transfer.easy, { data, size, count, context in
+                    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+                    let length = size * count
+                    data!.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        transfer.head.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                    }
+                    return length
+                }, context)
+            }
         }
         url.withCString { bench_easy_set_url(transfer.easy, $0) }  // libcurl copies it
         transfer.continuation = continuation

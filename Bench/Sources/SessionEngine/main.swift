@@ -296,9 +296,10 @@ func oursHTTPTypesPath(_ manager: URLSessionManager, url: URL, count: Int, width
 }
 
 /// `beforeStop` runs once the requests are done, while the loop's thread still runs.
-func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false,
-                   driver: BareCurlLoop.Driver = .perform, beforeStop: (() -> Void)? = nil) -> Double {
-    let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil, driver: driver)
+func bareSwiftLoop(url: URL, count: Int, width: Int, http2: Bool = false, driver: BareCurlLoop.Driver = .perform,
+                   readsHeaders: Bool = false, beforeStop: (() -> Void)? = nil) -> Double {
+    let loop = BareCurlLoop(connections: width, certificateFile: http2 ? certificatePath : nil, driver: driver,
+                            readsHeaders: readsHeaders)
     defer {
         beforeStop?()
         loop.stop()
@@ -344,7 +345,7 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 
 // MARK: Profiling mode
 
-// SESSION_ENGINE_PROFILE=lean|httptypes|executor|cache-miss|af|bare|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// SESSION_ENGINE_PROFILE=lean|httptypes|executor|cache-miss|af|bare|bare-headers|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
 // for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits. It prints each round's
 // rate and, at the end, the CPU each busy thread of this process spent per request (user + system, from
 // /proc/self/task), busiest first: the engine thread (or the bare loop's) against the callers' threads.
@@ -392,6 +393,7 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
             seconds = oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: .useProtocolCachePolicy,
                                    count: count, width: width)
         case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, beforeStop: snapshot)
+        case "bare-headers": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, readsHeaders: true, beforeStop: snapshot)
         case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll, beforeStop: snapshot)
         default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
         }

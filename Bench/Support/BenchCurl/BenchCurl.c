@@ -15,6 +15,11 @@ void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca
 
 void bench_easy_set_url(CURL *easy, const char *url) { curl_easy_setopt(easy, CURLOPT_URL, url); }
 
+void bench_easy_set_header_function(CURL *easy, bench_write_callback header, void *context) {
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, context);
+}
+
 void bench_easy_set_context(CURL *easy, void *context) {
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, context);
     curl_easy_setopt(easy, CURLOPT_PRIVATE, context);

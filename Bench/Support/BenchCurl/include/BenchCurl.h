@@ -9,6 +9,8 @@ typedef size_t (*bench_write_callback)(char *, size_t, size_t, void *);
 /// `ca`: NULL for HTTP/1.1, else HTTP/2 over TLS (ALPN, multiplexed) trusting the PEM certificates in `ca`.
 void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca);
 void bench_easy_set_url(CURL *easy, const char *url);
+/// Has libcurl pass each response header line to `header` with `context` (CURLOPT_HEADERFUNCTION).
+void bench_easy_set_header_function(CURL *easy, bench_write_callback header, void *context);
 void bench_easy_set_context(CURL *easy, void *context);
 void *bench_easy_context(CURL *easy);
 void bench_multi_allow_connections(CURLM *multi, long connections);
