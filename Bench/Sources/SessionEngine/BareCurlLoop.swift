@@ -134,6 +134,16 @@ final class BareCurlLoop: @unchecked Sendable {
         stopped.signal()
     }
 
+    /// A body or header callback's bytes, handed to `keep` with the transfer they belong to; returns
+    /// the length taken, as libcurl expects.
+    @inline(__always)
+    private static func receive(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ context: UnsafeMutableRawPointer?,
+                                keep: (Transfer, UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+        data!.withMemoryRebound(to: UInt8.self, capacity: length) { keep(transfer, UnsafeBufferPointer(start: $0, count: length)) }
+        return length
+    }
+
     private func start(_ url: String, _ continuation: CheckedContinuation<[UInt8], Never>) {
         let transfer: Transfer
         if let pooled = pool.popLast() {
@@ -141,23 +151,13 @@ final class BareCurlLoop: @unchecked Sendable {
         } else {
             transfer = Transfer(easy: curl_easy_init())
             bench_easy_configure(transfer.easy, { data, size, count, context in
-                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-                let length = size * count
-                data!.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
-                }
-                return length
+                BareCurlLoop.receive(data, size * count, context) { $0.body.append(contentsOf: $1) }
             }, certificateFile)
             let context = Unmanaged.passRetained(transfer).toOpaque()
             bench_easy_set_context(transfer.easy, context)
             if readsHeaders {
                 bench_easy_set_header_function(transfer.easy, { data, size, count, context in
-                    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-                    let length = size * count
-                    data!.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        transfer.head.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
-                    }
-                    return length
+                    BareCurlLoop.receive(data, size * count, context) { $0.head.append(contentsOf: $1) }
                 }, context)
             }
         }
