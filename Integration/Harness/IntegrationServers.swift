@@ -59,12 +59,12 @@ public struct IntegrationServers: Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains(marker) }.count
     }
 
-    /// The requests on lines containing `marker` once `expected` of them are logged, or after `seconds`
+    /// The requests on lines containing `marker` once `expected` of them are logged, or after `limit`
     /// with fewer; then `settle` more, so that one too many shows too. Servers write the access-log
     /// line just after the response, so a client that has its answer may look before the line exists.
     public func loggedRequestCount(on server: HarnessServer, containing marker: String, expecting expected: Int,
-                                   within seconds: Double = 5, settle: Duration = .milliseconds(150)) async -> Int {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+                                   within limit: Duration = .seconds(5), settle: Duration = .milliseconds(150)) async -> Int {
+        let deadline = ContinuousClock.now + limit
         while requestCount(on: server, containing: marker) < expected, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
