@@ -97,8 +97,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
     }
 
     public func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
-        guard var credential = await store.credential else { throw AuthenticationError.missingCredential }
-        if credential.requiresRefresh { credential = try await store.refreshed(from: credential, by: authenticator) }
+        let credential = try await store.usableCredential(by: authenticator)
         var request = request
         authenticator.apply(credential, to: &request)
         return request
@@ -106,15 +105,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     public func retry(_ request: URLRequest, after failure: AttemptFailure, attempt: Int) async -> RetryDecision {
         guard let response = failure.response, authenticator.didRequest(request, with: response) else { return .doNotRetry }
-        guard let credential = await store.credential else { return .fail(AuthenticationError.missingCredential) }
-        // Refused with an older credential: the current one has not been tried yet.
-        guard authenticator.isRequest(request, authenticatedWith: credential) else { return .retry }
-        do {
-            _ = try await store.refreshed(from: credential, by: authenticator)
-            return .retry
-        } catch {
-            return .fail(error)
-        }
+        return await store.decision(afterRefusalOf: request, by: authenticator)
     }
 
     /// The credential and the one refresh in flight, if any.
@@ -131,6 +122,30 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         }
 
         func set(_ credential: Credential?) { self.credential = credential }
+
+        // The two decisions below read the credential and start or join a refresh without suspending in
+        // between: with a read and a refresh in separate actor calls, a refusal that arrived after another
+        // request's refresh had ended saw the old credential and refreshed it a second time.
+
+        /// The credential to send: the current one, refreshed first (once for all) when it says so.
+        func usableCredential(by authenticator: AuthenticatorType) async throws -> Credential {
+            guard let credential else { throw AuthenticationError.missingCredential }
+            guard credential.requiresRefresh else { return credential }
+            return try await refreshed(from: credential, by: authenticator)
+        }
+
+        /// What to do with `request`, which the server refused: send it again, after a refresh if it
+        /// carried the current credential (a request refused with an older one has not tried the current).
+        func decision(afterRefusalOf request: URLRequest, by authenticator: AuthenticatorType) async -> RetryDecision {
+            guard let credential else { return .fail(AuthenticationError.missingCredential) }
+            guard authenticator.isRequest(request, authenticatedWith: credential) else { return .retry }
+            do {
+                _ = try await refreshed(from: credential, by: authenticator)
+                return .retry
+            } catch {
+                return .fail(error)
+            }
+        }
 
         /// A refreshed credential: the refresh in flight, or a new one started for `stale`.
         func refreshed(from stale: Credential, by authenticator: AuthenticatorType) async throws -> Credential {

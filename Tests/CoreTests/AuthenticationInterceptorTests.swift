@@ -34,6 +34,36 @@ private struct TokenAuthenticator: Authenticator {
     }
 }
 
+/// Bearer tokens whose one refresh lets a held-back refusal through and ends only after the interceptor
+/// has read the credential for it: `isRequest` for that request waits until the refresh has returned (and
+/// a moment more), so a check and a refresh made in separate steps see the refresh already over.
+private struct RacingAuthenticator: Authenticator {
+    let gate: String
+    let refreshes = Protected(0)
+    private let refreshEnded = Protected(false)
+
+    func apply(_ credential: Token, to request: inout URLRequest) {
+        request.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ credential: Token) async throws -> Token {
+        refreshes.withLock { $0 += 1 }
+        sharedServer.gates.open(gate)  // the held-back request is refused now, while this refresh runs
+        try await Task.sleep(for: .milliseconds(100))
+        refreshEnded.withLock { $0 = true }
+        return Token(value: "fresh")
+    }
+
+    func isRequest(_ request: URLRequest, authenticatedWith credential: Token) -> Bool {
+        if request.url?.path.hasSuffix("/\(gate)") == true {
+            let deadline = Date().addingTimeInterval(5)
+            while !refreshEnded.withLock({ $0 }), Date() < deadline { usleep(1_000) }
+            usleep(50_000)
+        }
+        return request.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.value)"
+    }
+}
+
 @Suite("AuthenticationInterceptor: one refresh for many refused requests")
 struct AuthenticationInterceptorTests {
     private func fetchAll(_ manager: URLSessionManager, _ count: Int, token: String,
@@ -63,6 +93,25 @@ struct AuthenticationInterceptorTests {
         #expect(results.map { try? $0.get() } == Array(repeating: "200 welcome", count: 8))
         #expect(authenticator.refreshes.withLock { $0 } == 1)
         #expect(await interceptor.credential?.value == "fresh")
+    }
+
+    @Test func aRefusalReadDuringTheRefreshJoinsItEvenWhenItEndsMeanwhile() async {
+        // The first request is refused at once and starts the refresh; the second is refused while it runs
+        // (the server holds its 401 until then) and is checked just as the refresh ends. It must wait for
+        // that refresh, not start another.
+        let gate = "late-\(UUID().uuidString)"
+        let authenticator = RacingAuthenticator(gate: gate)
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: Token(value: "stale"))
+        let manager = makeManager()
+        async let first = manager.session.data(for: URLRequest(url: sharedServer.url("/bearer/fresh")),
+                                               interceptor: interceptor)
+        async let second = manager.session.data(for: URLRequest(url: sharedServer.url("/bearer/fresh/\(gate)")),
+                                                interceptor: interceptor)
+        let statuses = [try? await first.1.statusCode, try? await second.1.statusCode]
+        #expect(statuses == [200, 200])
+        #expect(sharedServer.gates.openedInTime(gate) == true)
+        #expect(authenticator.refreshes.withLock { $0 } == 1)
+        #expect(await interceptor.refreshCount == 1)
     }
 
     @Test func aCredentialThatNeedsRefreshingIsRefreshedBeforeSending() async {

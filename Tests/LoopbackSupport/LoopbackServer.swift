@@ -302,11 +302,13 @@ package final class LoopbackServer: Sendable {
             }
             return reply(client, headers: [("Content-Type", "text/plain")], body: body)
         case "bearer":
-            // /bearer/<token>: 200 for `Authorization: Bearer <token>`, else 401.
+            // /bearer/<token>[/<gate>]: 200 for `Authorization: Bearer <token>`, else 401 (with a gate, once
+            // the test opened it, or after 10 s).
             let token = segments.count > 1 ? segments[1] : ""
             if request.headers["authorization"] == "Bearer \(token)" {
                 return reply(client, headers: [("Content-Type", "text/plain")], body: Data("welcome".utf8))
             }
+            if segments.count > 2 { gates.record(segments[2], openedInTime: gates.wait(for: segments[2], seconds: 10)) }
             return reply(client, status: 401, headers: [("WWW-Authenticate", "Bearer")])
         case "auth":
             if request.headers["authorization"] == "Basic dXNlcjpwYXNzd2Q=" {
