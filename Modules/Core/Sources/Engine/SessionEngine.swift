@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import AFProtocols
+import Synchronization
 
 /// A session's transfer engine: one thread driving one libcurl multi handle.
 ///
@@ -13,8 +14,8 @@ import AFProtocols
 /// the multi handle's cache, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
 final class SessionEngine: @unchecked Sendable {
     // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup
-    // off the engine thread (documented thread-safe), under the inbox lock so it cannot be freed
-    // meanwhile; every other var is touched only on the engine thread.
+    // off the engine thread (documented thread-safe), by a sender counted in `wakesInFlight`, which
+    // shutDown() waits out before freeing it; every other var is touched only on the engine thread.
 
     private enum Command {
         case start(SessionTask)
@@ -31,7 +32,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// What a sender has to do after queueing a command.
-    private enum Wake { case none, startThread }
+    private enum Wake { case none, wakeEngine, startThread }
 
     private struct Inbox {
         var commands: [Command] = []
@@ -46,6 +47,11 @@ final class SessionEngine: @unchecked Sendable {
     let settings: EngineSettings
     private(set) weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
+    /// Senders that decided, under the inbox lock, to wake the engine and have not yet returned from
+    /// `curl_multi_wakeup`, which they call after releasing the lock (the woken engine takes that lock
+    /// first thing, and woken while a sender still held it, it slept a second time, on the lock).
+    /// shutDown() frees `multi` only once this is 0.
+    private let wakesInFlight = Atomic<Int>(0)
     let trustContext = ServerTrustContext()
 
     /// The engine thread, asserted wherever the state below is touched (debug builds).
@@ -171,15 +177,20 @@ final class SessionEngine: @unchecked Sendable {
             let wasEmpty = inbox.commands.isEmpty
             inbox.commands.append(command)
             if inbox.threadStarted {
-                // Woken under the lock: shutDown() marks the inbox stopped under it before freeing `multi`.
-                if wasEmpty && !fromEngine { curl_multi_wakeup(multi) }
-                return (true, .none)
+                guard wasEmpty && !fromEngine else { return (true, .none) }
+                // Counted under the lock, so that shutDown(), which marks the inbox stopped under it,
+                // either keeps this sender out or waits for its wake-up to return.
+                wakesInFlight.add(1, ordering: .relaxed)
+                return (true, .wakeEngine)
             }
             inbox.threadStarted = true
             return (true, .startThread)
         }
         guard accepted else { return false }
         switch wake {
+        case .wakeEngine:
+            curl_multi_wakeup(multi)
+            wakesInFlight.subtract(1, ordering: .releasing)
         case .startThread:
             let thread = Thread { [self] in run() }
             thread.name = "AFCore.engine"  // Linux thread names hold 15 bytes
@@ -355,6 +366,8 @@ final class SessionEngine: @unchecked Sendable {
             inbox.stopped = true
             return inbox.commands.compactMap { if case .run(let job) = $0 { job } else { nil } }
         }
+        // A sender that found the inbox open may still be inside curl_multi_wakeup: `multi` outlives it.
+        while wakesInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
         for job in pendingJobs + leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         pendingJobs.removeAll()
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
