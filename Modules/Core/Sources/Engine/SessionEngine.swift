@@ -48,8 +48,8 @@ final class SessionEngine: @unchecked Sendable {
     private(set) weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
     /// Senders that decided, under the inbox lock, to wake the engine and have not yet returned from
-    /// `curl_multi_wakeup`, which they call after releasing the lock (the woken engine takes that lock
-    /// first thing, and woken while a sender still held it, it slept a second time, on the lock).
+    /// `curl_multi_wakeup`, which they call after releasing the lock: the woken engine takes that lock
+    /// first, so waking it with the lock still held made it sleep a second time, on the lock.
     /// shutDown() frees `multi` only once this is 0.
     private let wakesInFlight = Atomic<Int>(0)
     let trustContext = ServerTrustContext()
