@@ -123,9 +123,13 @@ struct LeanBytesTests {
 
     /// Returns once a caller waits for `stream`'s head (its continuation is registered under the lock).
     private func waitUntilTheCallerWaits(_ stream: LeanBodyStream) async throws {
+        try await waitUntil("the caller never waited for the head") { stream.callerWaitsForHead }
+    }
+
+    private func waitUntil(_ failure: Comment, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
-        while !stream.callerWaitsForHead {
-            try #require(ContinuousClock.now < deadline, "the caller never waited for the head")
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, failure)
             try await Task.sleep(for: .milliseconds(1))
         }
     }
@@ -142,6 +146,24 @@ struct LeanBytesTests {
         // The chunk and the end were there before the caller asked: taken without waiting.
         #expect(try await stream.next() == Data("hello".utf8))
         #expect(try await stream.next() == nil)
+    }
+
+    @Test func aReaderWaitingWhenTheTransferFailsGetsTheErrorOnceThenTheEnd() async throws {
+        let (stream, task, head) = streamAndTask()
+        #expect(!stream.headArrived(head))  // nobody waits for it yet
+        #expect(try await stream.response().statusCode == 200)
+        let reader = Task { () -> URLError? in
+            do {
+                _ = try await stream.next()
+                return nil
+            } catch {
+                return error as? URLError
+            }
+        }
+        try await waitUntil("the reader never waited for a chunk") { stream.readerWaits }
+        stream.finish(task, error: URLError(.networkConnectionLost))
+        #expect(await reader.value?.code == .networkConnectionLost)
+        #expect(try await stream.next() == nil)  // thrown once: then the sequence is over
     }
 
     @Test func anErrorInTheTurnTheHeadArrivedInBelongsToTheBody() async throws {

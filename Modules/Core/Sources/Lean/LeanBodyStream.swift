@@ -117,6 +117,9 @@ final class LeanBodyStream: Sendable {
     /// A caller waits for the head (for tests and diagnostics).
     var callerWaitsForHead: Bool { state.withLock { $0.head != nil } }
 
+    /// A reader waits for the next chunk (for tests and diagnostics).
+    var readerWaits: Bool { state.withLock { $0.consumer != nil } }
+
     init(bufferSize: Int) {
         highWater = max(1, bufferSize)
     }
@@ -192,6 +195,9 @@ final class LeanBodyStream: Sendable {
             let waitingHead = state.head  // set while no head arrived, or one arrived this engine turn
             state.head = nil
             let waiting = state.chunkIndex == state.chunks.count ? state.consumer : nil
+            // The error is thrown once: to a caller waiting for a head that never came, or to a reader
+            // waiting for the next chunk, and then not kept for the next read (which finds the end).
+            if (waitingHead != nil && arrived == nil) || waiting != nil { state.failure = nil }
             if waiting != nil { state.consumer = nil }
             return (waitingHead, arrived, waiting)
         }
