@@ -39,6 +39,35 @@ struct OpenAPITransportTests {
         #expect(throws: URLError.self) { try OpenAPITransport.request(request, onto: URL(string: "/no-host")!) }
     }
 
+    @Test func theCachedPartsFollowTheServerURLOfEachCall() throws {
+        let cache = BaseURLPartsCache()
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "pets")
+        for (base, authority, path) in [("http://127.0.0.1:8080/api/", "127.0.0.1:8080", "/api/pets"),
+                                        ("http://127.0.0.1:8080/api/", "127.0.0.1:8080", "/api/pets"),
+                                        ("https://[::1]/v2", "[::1]", "/v2/pets"),
+                                        ("http://127.0.0.1:8080/api/", "127.0.0.1:8080", "/api/pets")] {
+            let joined = try cache.parts(of: URL(string: base)!).joined(request)
+            #expect(joined.authority == authority)
+            #expect(joined.path == path)
+            #expect(joined.scheme == URL(string: base)!.scheme)
+        }
+        #expect(throws: URLError.self) { try cache.parts(of: URL(string: "/no-host")!) }
+    }
+
+    @Test func theBodyLengthIsKnownFromOneContentLengthOfAnUndecodedBody() {
+        func length(_ fields: [(HTTPField.Name, String)]) -> HTTPBody.Length {
+            var response = HTTPResponse(status: .ok)
+            for (name, value) in fields { response.headerFields.append(HTTPField(name: name, value: value)) }
+            return OpenAPITransport.bodyLength(of: response)
+        }
+        #expect(length([(.contentType, "text/plain"), (.contentLength, "321")]) == .known(321))
+        #expect(length([]) == .unknown)
+        #expect(length([(.contentLength, "321"), (.contentEncoding, "gzip")]) == .unknown)
+        #expect(length([(.contentEncoding, "identity"), (.contentLength, "321")]) == .unknown)
+        #expect(length([(.contentLength, "321"), (.contentLength, "321")]) == .unknown)
+        #expect(length([(.contentLength, "12x")]) == .unknown)
+    }
+
     @Test func aStreamedRequestBodyOfUnknownLengthAndTheResponseBody() async throws {
         let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
             Task {

@@ -44,6 +44,7 @@ public struct OpenAPITransport: ClientTransport {
     public let manager: URLSessionManager
     /// The transport's bounds.
     public var configuration: Configuration
+    private let baseURLParts = BaseURLPartsCache()
 
     /// A transport on `manager`'s session.
     public init(manager: URLSessionManager, configuration: Configuration = Configuration()) {
@@ -61,7 +62,7 @@ public struct OpenAPITransport: ClientTransport {
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws
         -> (HTTPResponse, HTTPBody?) {
-        let outgoing = try Self.request(request, onto: baseURL)
+        let outgoing = try baseURLParts.parts(of: baseURL).joined(request)
         let stream: LeanResponseBody
         let response: HTTPResponse
         if let body {
@@ -74,32 +75,30 @@ public struct OpenAPITransport: ClientTransport {
         }
         if request.method == .head { return (response, nil) }
         let limit = configuration.maximumBodySize ?? manager.transferLimits.maximumBodySize ?? Int64.max
-        let length: HTTPBody.Length = response.headerFields[.contentEncoding] == nil
-            ? response.headerFields[.contentLength].flatMap { Int64($0) }.map { .known($0) } ?? .unknown
-            : .unknown
+        let length = Self.bodyLength(of: response)
         return (response, HTTPBody(BoundedChunks(stream, limit: limit, url: baseURL), length: length,
                                    iterationBehavior: .single))
     }
 
-    /// `request` with its path and query joined onto `baseURL`'s (a base path keeps its segments).
-    /// Read through the URL's own accessors: the URL was parsed once, when it was made (a URLComponents
-    /// would parse it again for every request).
-    static func request(_ request: HTTPRequest, onto givenURL: URL) throws -> HTTPRequest {
-        let baseURL = givenURL.absoluteURL  // a URL relative to another reads as the URL it resolves to
-        guard let scheme = baseURL.scheme, let host = baseURL.host(percentEncoded: true), !host.isEmpty else {
-            throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: baseURL])
+    /// The body's length as the runtime should see it: known only from a single `Content-Length` of a
+    /// body that was not content-decoded. One pass over the fields: `HTTPFields`' subscript by name builds
+    /// an index of all of them first.
+    static func bodyLength(of response: HTTPResponse) -> HTTPBody.Length {
+        var contentLength: Int64?
+        var lengths = 0
+        for field in response.headerFields {
+            if field.name == .contentEncoding { return .unknown }
+            if field.name == .contentLength {
+                lengths += 1
+                contentLength = Int64(field.value)
+            }
         }
-        let pathAndQuery = request.path ?? "/"
-        let query = pathAndQuery.firstIndex(of: "?")
-        let path = pathAndQuery[..<(query ?? pathAndQuery.endIndex)]
-        var basePath = baseURL.path(percentEncoded: true)
-        if basePath.hasSuffix("/") { basePath.removeLast() }
-        let bracketedHost = host.contains(":") ? "[\(host)]" : host  // an IPv6 literal
-        var outgoing = request
-        outgoing.scheme = scheme
-        outgoing.authority = baseURL.port.map { "\(bracketedHost):\($0)" } ?? bracketedHost
-        outgoing.path = basePath + (path.hasPrefix("/") ? "" : "/") + path + (query.map { pathAndQuery[$0...] } ?? "")
-        return outgoing
+        return lengths == 1 ? contentLength.map { .known($0) } ?? .unknown : .unknown
+    }
+
+    /// `request` with its path and query joined onto `baseURL`'s (a base path keeps its segments).
+    static func request(_ request: HTTPRequest, onto baseURL: URL) throws -> HTTPRequest {
+        try BaseURLParts(baseURL).joined(request)
     }
 }
 
