@@ -12,6 +12,25 @@ struct ResponseHeadTests {
                      headerLines: Array(lines.utf8))
     }
 
+    @Test func theResponseIsBuiltOnceEvenWhenThreadsAskAtOnce() async {
+        let shared = head("Content-Type: text/plain\nX-A: 1\n")
+        let identities = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+            for _ in 0..<16 { group.addTask { shared.response.map(ObjectIdentifier.init) } }
+            var all: Set<ObjectIdentifier?> = []
+            for await identity in group { all.insert(identity) }
+            return all
+        }
+        #expect(identities.count == 1)
+        let response = shared.response
+        #expect(identities.first == response.map(ObjectIdentifier.init))
+        #expect(response?.statusCode == 200)
+        #expect(response?.value(forHTTPHeaderField: "x-a") == "1")
+        // A head made from a response hands back that very response.
+        let stored = HTTPURLResponse(url: URL(string: "http://127.0.0.1/y")!, statusCode: 203, httpVersion: "HTTP/1.1",
+                                     headerFields: ["X-B": "2"])!
+        #expect(ResponseHead(response: stored).response === stored)
+    }
+
     @Test func repeatedNamesJoinInArrivalOrderUnderTheFirstSpelling() {
         let fields = head("Set-Cookie: a=1\nContent-Type: text/plain\nset-COOKIE: b=2\nX-Empty: \nSET-cookie: c=3\n")
             .headerFields

@@ -1,5 +1,6 @@
 import AFProtocols
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +21,10 @@ package final class ResponseHead: Sendable {
     private let headerLines: [UInt8]
     /// How many lines `headerLines` holds, to size a collection of them at once.
     package let headerLineCount: Int
-    private let built = Protected<HTTPURLResponse?>(nil)
+    /// The response once built. An atomic reference, not a lock: most heads (the HTTPTypes path's, the
+    /// lean stream's) never build one, and a lock would be an allocation per request for nothing. Two
+    /// threads asking at once may both build it; the first stored is the one every caller gets.
+    private let built = AtomicLazyReference<HTTPURLResponse>()
 
     /// `headerLineCount`: how many lines `headerLines` holds, when the caller counted them (nil: counted here).
     init(url: URL, statusCode: Int, httpVersion: String, headerLines: [UInt8], headerLineCount: Int? = nil,
@@ -41,18 +45,15 @@ package final class ResponseHead: Sendable {
         }
         self.init(url: response.url ?? URL(fileURLWithPath: "/"), statusCode: response.statusCode,
                   httpVersion: "HTTP/1.1", headerLines: lines)
-        built.withLock { $0 = response }
+        _ = built.storeIfNil(response)
     }
 
     /// The response (built once).
     var response: HTTPURLResponse? {
-        built.withLock { response in
-            if response == nil {
-                response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion,
-                                           headerFields: headerFields)
-            }
-            return response
-        }
+        if let response = built.load() { return response }
+        guard let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion,
+                                             headerFields: headerFields) else { return nil }
+        return built.storeIfNil(response)
     }
 
     /// The header fields: each name as first spelled, a repeated name's values joined with ", " in
