@@ -8,7 +8,9 @@ import Foundation
 // 1. getAnything(q:) against nginx on loopback, answered by httpbin's JSON (a file, ~350 bytes) the client decodes,
 //    at 1, 32 and 256 requests in flight; every transport may open one connection per request in flight
 //    and none caches. Ratios are to AsyncHTTPClientTransport. Ours and it run OPENAPI_CLIENT_ROUNDS times
-//    (default 3), alternating; each row is the median run.
+//    (default 5), alternating which goes first; each row is the median run, and ours' note gives the
+//    median and range of the two's ratio within each round (a pair run back to back, which the machine's
+//    drift over the whole run moves less).
 // 2. The time to the first server-sent event of a stream of three sent 200 ms apart by the test
 //    harness's fault server: a streaming transport sees the first at once, a buffering one at the end.
 // OPENAPI_CLIENT_WIDTHS=1,32 limits the widths.
@@ -73,26 +75,37 @@ func median(_ runs: [PeerRun]) -> PeerRun {
 // This machine's speed drifts by 10-30% within a minute, which a single run per transport turns into
 // a ratio that swings as much. Ours and AsyncHTTPClientTransport therefore run `rounds` times, alternating,
 // and each row is their median run (URLSessionTransport, far behind, runs once).
-let rounds = max(1, Int(environment["OPENAPI_CLIENT_ROUNDS"] ?? "") ?? 3)
+let rounds = max(1, Int(environment["OPENAPI_CLIENT_ROUNDS"] ?? "") ?? 5)
 var rows: [BenchRow] = []
 for width in widths {
     let requests = width == 1 ? 5_000 : 20_000
     let workload = "GET, httpbin JSON, \(width) in flight"
     var runs: [String: [PeerRun]] = [:]
+    var pairedRatios: [Double] = []
     for round in 0..<rounds {
-        for (name, implementation) in transports where round == 0 || name != "urlsession" {
+        // Odd rounds run AsyncHTTPClientTransport first, so a drift within a round favours neither.
+        let order = round % 2 == 0 ? transports : [transports[1], transports[0], transports[2]]
+        var roundRates: [String: Double] = [:]
+        for (name, implementation) in order where round == 0 || name != "urlsession" {
             guard let fields = runPeer(["get", name, baseURL.absoluteString, "\(requests)", "\(width)"], tag: "RESULT"),
                   fields.count == 5 else { continue }
             let run = PeerRun(rate: fields[0] / fields[2], cpuMicroseconds: fields[4] * 1e6 / fields[0], peakRSS: Int(fields[3]))
             print("  \(workload) | \(implementation): \(Int(run.rate)) req/s")
             runs[name, default: []].append(run)
+            roundRates[name] = run.rate
         }
+        if let ours = roundRates["af"], let theirs = roundRates["ahc"] { pairedRatios.append(ours / theirs) }
     }
     for (name, implementation) in transports {
         guard let all = runs[name], !all.isEmpty else { continue }
         let middle = median(all)
         let rates = all.map(\.rate)
-        let note = all.count == 1 ? "" : "median of \(all.count), \(Int(rates.min()!))-\(Int(rates.max()!))"
+        var note = all.count == 1 ? "" : "median of \(all.count), \(Int(rates.min()!))-\(Int(rates.max()!))"
+        if name == "af", pairedRatios.count > 1 {
+            let sorted = pairedRatios.sorted()
+            note += String(format: "; x AHC within a round: median %.2fx, %.2f-%.2f", sorted[(sorted.count - 1) / 2],
+                           sorted.first!, sorted.last!)
+        }
         rows.append(BenchRow(workload: workload, implementation: implementation, value: middle.rate, unit: "req/s",
                              peakRSSBytes: all.map(\.peakRSS).max(), cpuMicrosecondsPerRequest: middle.cpuMicroseconds,
                              note: note))
