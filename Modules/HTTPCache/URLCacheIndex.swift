@@ -158,7 +158,9 @@ final class URLCacheIndex: Sendable {
         guard let host = url.host, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         let path = url.path
         let query = url.query
-        guard !path.contains("%"), !(query?.contains("%") ?? false) else { return nil }
+        // Byte scans: with Foundation imported, `contains("%")` is StringProtocol's search through NSString.
+        let percent = UInt8(ascii: "%")
+        guard !path.utf8.contains(percent), !(query?.utf8.contains(percent) ?? false) else { return nil }
         var hasher = Hasher()
         for byte in host.utf8 { hasher.combine(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
         hasher.combine(UInt8(0))

@@ -67,6 +67,6 @@ public enum FormURLEncoding {
             fragment = String(string[hash...])
             string = String(string[..<hash])
         }
-        return string + (string.contains("?") ? "&" : "?") + query + fragment
+        return string + (string.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + query + fragment
     }
 }

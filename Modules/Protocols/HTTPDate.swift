@@ -27,7 +27,7 @@ public enum HTTPDate {
             day = number(fields[2], digits: 1...2)
             time = clock(fields[3])
             year = number(fields[4], digits: 4...4)
-        } else if fields.count >= 5, fields[1].contains("-") == false {
+        } else if fields.count >= 5, !fields[1].utf8.contains(UInt8(ascii: "-")) {
             // IMF-fixdate: weekday, day month year time GMT
             guard fields.count == 6, fields[5] == "GMT" else { return nil }
             day = number(fields[1], digits: 1...2)

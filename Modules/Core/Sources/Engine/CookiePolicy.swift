@@ -44,8 +44,8 @@ struct CookiePolicy: Sendable {
         if domain.hasPrefix(".") { domain.removeFirst() }
         if domain == host { return true }
         // An address is its own domain; a single label ("com", "local") is no one's to set.
-        let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
-        guard !isAddress, domain.contains(".") else { return false }
+        let isAddress = host.utf8.contains(UInt8(ascii: ":")) || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
+        guard !isAddress, domain.utf8.contains(UInt8(ascii: ".")) else { return false }
         return host.hasSuffix("." + domain)
     }
 
