@@ -109,7 +109,9 @@ extension URLSessionManager {
     private func notificationUserInfo(_ job: CompletionJob, object: (any Sendable)?,
                                       error: (any Error)?) -> UncheckedUserInfo {
         // Keyed by AnyHashable as Notification stores it: a [String: Any] would be converted on every post.
-        var info: [AnyHashable: Any] = [NetworkingTaskDidCompleteKey.responseSerializer: job.serializer]
+        // Sized once for the six keys it can hold: grown from a one-entry literal it was rehashed twice.
+        var info: [AnyHashable: Any] = Dictionary(minimumCapacity: 6)
+        info[NetworkingTaskDidCompleteKey.responseSerializer] = job.serializer
         if let data = job.data, !data.isEmpty { info[NetworkingTaskDidCompleteKey.responseData] = data }
         if let error { info[NetworkingTaskDidCompleteKey.error] = error }
         if let fileURL = job.fileURL { info[NetworkingTaskDidCompleteKey.assetPath] = fileURL }
