@@ -14,7 +14,8 @@ import Foundation
 // loop and to AsyncHTTPClient; CPU is the client process's user + system time per request. The widest
 // width runs again over HTTP/2 (TLS with ALPN, a certificate openssl made at start) for the clients that
 // multiplex; h2c is left out: libcurl 7.88.1 cannot reuse a prior-knowledge connection (curl/curl#10634).
-// SESSION_ENGINE_WIDTHS=1,32 limits the widths; SESSION_ENGINE_SKIP_TRANSFERS=1 skips 100 MiB / 1 GiB.
+// SESSION_ENGINE_WIDTHS=1,32 limits the widths; SESSION_ENGINE_SKIP_TRANSFERS=1 skips 100 MiB / 1 GiB;
+// SESSION_ENGINE_ROUNDS=3 runs each width's clients three times in turn and gives their medians.
 
 raiseOpenFileLimit()
 let environment = ProcessInfo.processInfo.environment
@@ -428,46 +429,98 @@ do {
 }
 
 @MainActor
+/// One measured run of a client: wall seconds, peak RSS and CPU seconds of its process.
+struct ClientRun {
+    var seconds: Double
+    var rss: Int
+    var cpu: Double
+}
+
+/// How many times each client of a width's row runs (SESSION_ENGINE_ROUNDS, default 1): with more than
+/// one, the clients run in turn, forwards then backwards, so a drift of the machine's speed during the row
+/// favours none, and each row gives the client's median run with the range in its note.
+let rounds = max(1, Int(environment["SESSION_ENGINE_ROUNDS"] ?? "") ?? 1)
+
+@MainActor
 func runWidth(_ width: Int, http2: Bool) {
     let count = width == 1 ? sequentialCount : parallelCount
     let url = http2 ? smallTLSURL : smallURL
     let workload = "\(count) GETs (1 KiB), \(width) in flight" + (http2 ? ", HTTP/2 over TLS" : "")
+    /// Each client as its name and one run (nil: not available here).
+    var clients: [(name: String, run: () -> ClientRun?)] = []
     for loop in ["perform", "epoll"] {
-        let c = runPeer(["get", "\(count)", "\(width)", url.absoluteString, loop]
-                        + (http2 ? ["h2", certificatePath] : ["h1"]))
-        record(workload, loop == "perform" ? cPerform : cEpoll, seconds: c.seconds, requests: count, rss: c.rss, cpu: c.cpu)
+        clients.append((loop == "perform" ? cPerform : cEpoll, {
+            let c = runPeer(["get", "\(count)", "\(width)", url.absoluteString, loop]
+                            + (http2 ? ["h2", certificatePath] : ["h1"]))
+            return ClientRun(seconds: c.seconds, rss: c.rss, cpu: c.cpu)
+        }))
     }
-    let bare = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2) }
-    record(workload, bareSwift, seconds: bare.seconds, requests: count, rss: bare.rss, cpu: bare.cpu)
-    let bareEpoll = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2, driver: .epoll) }
-    record(workload, bareSwiftEpoll, seconds: bareEpoll.seconds, requests: count, rss: bareEpoll.rss, cpu: bareEpoll.cpu)
-    let manager = makeManager(width: width, http2: http2)
-    let lean = measureInProcess { oursLeanPath(manager, url: url, count: count, width: width) }
-    record(workload, oursLean, seconds: lean.seconds, requests: count, rss: lean.rss, cpu: lean.cpu)
-    manager.invalidateSession(cancelingTasks: true)
-    let typedManager = makeManager(width: width, http2: http2)
-    let typed = measureInProcess { oursHTTPTypesPath(typedManager, url: url, count: count, width: width) }
-    record(workload, oursHTTPTypes, seconds: typed.seconds, requests: count, rss: typed.rss, cpu: typed.cpu)
-    typedManager.invalidateSession(cancelingTasks: true)
-    let executorManager = makeManager(width: width, http2: http2)
-    let onEngine = measureInProcess {
-        oursHTTPTypesPath(executorManager, url: url, count: count, width: width, onEngineExecutor: true)
+    /// A client in this process, on a manager of its own (the AF path opens its own connections, as the
+    /// others did).
+    func inProcess(_ body: @escaping (URLSessionManager) -> Double) -> () -> ClientRun? {
+        {
+            let manager = makeManager(width: width, http2: http2)
+            defer { manager.invalidateSession(cancelingTasks: true) }
+            let run = measureInProcess { body(manager) }
+            return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+        }
     }
-    record(workload, oursHTTPTypesOnEngine, seconds: onEngine.seconds, requests: count, rss: onEngine.rss, cpu: onEngine.cpu)
-    executorManager.invalidateSession(cancelingTasks: true)
-    // A fresh manager: the AF path opens its own connections, as the others did.
-    let afManager = makeManager(width: width, http2: http2)
-    let af = measureInProcess { oursAFPath(afManager, url: url, count: count, width: width) }
-    record(workload, oursAF, seconds: af.seconds, requests: count, rss: af.rss, cpu: af.cpu)
-    afManager.invalidateSession(cancelingTasks: true)
+    clients.append((bareSwift, {
+        let run = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2) }
+        return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+    }))
+    clients.append((bareSwiftEpoll, {
+        let run = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2, driver: .epoll) }
+        return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+    }))
+    clients.append((oursLean, inProcess { oursLeanPath($0, url: url, count: count, width: width) }))
+    clients.append((oursHTTPTypes, inProcess { oursHTTPTypesPath($0, url: url, count: count, width: width) }))
+    clients.append((oursHTTPTypesOnEngine, inProcess {
+        oursHTTPTypesPath($0, url: url, count: count, width: width, onEngineExecutor: true)
+    }))
+    clients.append((oursAF, inProcess { oursAFPath($0, url: url, count: count, width: width) }))
     // AsyncHTTPClient would need the certificate as a trust root (not wired); Foundation on Linux cannot
     // be told to trust it.
-    guard !http2 else { return }
-    if let peer = runAsyncHTTPClient(url, requests: count, concurrency: width) {
-        record(workload, asyncHTTPClient, seconds: peer.seconds, requests: count, rss: peer.rss, cpu: peer.cpu)
+    if !http2 {
+        clients.append((asyncHTTPClient, {
+            runAsyncHTTPClient(url, requests: count, concurrency: width).map { ClientRun(seconds: $0.seconds, rss: $0.rss, cpu: $0.cpu) }
+        }))
+        // Far behind the others, it runs once.
+        clients.append((foundation, {
+            let run = measureInProcess { foundationPath(url: url, count: count, width: width) }
+            return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+        }))
     }
-    let urlSession = measureInProcess { foundationPath(url: url, count: count, width: width) }
-    record(workload, foundation, seconds: urlSession.seconds, requests: count, rss: urlSession.rss, cpu: urlSession.cpu)
+    guard rounds > 1 else {
+        for client in clients {
+            guard let run = client.run() else { continue }
+            record(workload, client.name, seconds: run.seconds, requests: count, rss: run.rss, cpu: run.cpu)
+        }
+        return
+    }
+    var runs: [String: [ClientRun]] = [:]
+    var notes: [String: String] = [:]
+    for round in 0..<rounds {
+        for client in round % 2 == 0 ? clients : clients.reversed() where round == 0 || client.name != foundation {
+            guard let run = client.run() else { continue }
+            runs[client.name, default: []].append(run)
+            let note = failures.takeNote()
+            if !note.isEmpty { notes[client.name] = note }
+            print("  \(workload) | \(client.name), round \(round + 1): \(Int(Double(count) / run.seconds)) req/s \(note)")
+            fflush(nil)
+        }
+    }
+    for client in clients {
+        guard let all = runs[client.name], !all.isEmpty else { continue }
+        let sorted = all.sorted { $0.seconds > $1.seconds }  // slowest first: the middle is the median rate
+        let middle = sorted[(sorted.count - 1) / 2]
+        let range = all.count == 1 ? "" : "median of \(all.count), \(Int(Double(count) / sorted.first!.seconds))-"
+            + "\(Int(Double(count) / sorted.last!.seconds)) req/s"
+        rows.append(BenchRow(workload: workload, implementation: client.name, value: Double(count) / middle.seconds,
+                             unit: "req/s", peakRSSBytes: all.map(\.rss).max(),
+                             cpuMicrosecondsPerRequest: middle.cpu * 1e6 / Double(count),
+                             note: [range, notes[client.name] ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")))
+    }
 }
 
 // MARK: The session's HTTP cache in the way (issue 26: defaults must be fast too)
