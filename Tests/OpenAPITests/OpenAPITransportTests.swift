@@ -20,23 +20,22 @@ struct OpenAPITransportTests {
 
     @Test func thePathAndQueryJoinTheBaseURLsPath() throws {
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets/7?limit=2")
-        let joined = try OpenAPITransport.request(request, onto: URL(string: "http://127.0.0.1:8080/api/v1/")!)
+        let joined = try BaseURLParts(URL(string: "http://127.0.0.1:8080/api/v1/")!).joined(request)
         #expect(joined.scheme == "http")
         #expect(joined.authority == "127.0.0.1:8080")
         #expect(joined.path == "/api/v1/pets/7?limit=2")
-        let bare = try OpenAPITransport.request(request, onto: URL(string: "https://example.test")!)
+        let bare = try BaseURLParts(URL(string: "https://example.test")!).joined(request)
         #expect(bare.authority == "example.test")
         #expect(bare.path == "/pets/7?limit=2")
-        let loopback6 = try OpenAPITransport.request(request, onto: URL(string: "http://[::1]:8080")!)
+        let loopback6 = try BaseURLParts(URL(string: "http://[::1]:8080")!).joined(request)
         #expect(loopback6.authority == "[::1]:8080")
         // A relative server URL joins as the URL it resolves to; a percent-encoded base path stays encoded.
-        let relative = try OpenAPITransport.request(
-            request, onto: URL(string: "v2/", relativeTo: URL(string: "http://127.0.0.1:8080/api/")!)!)
+        let relative = try BaseURLParts(URL(string: "v2/", relativeTo: URL(string: "http://127.0.0.1:8080/api/")!)!).joined(request)
         #expect(relative.authority == "127.0.0.1:8080")
         #expect(relative.path == "/api/v2/pets/7?limit=2")
-        let encoded = try OpenAPITransport.request(request, onto: URL(string: "http://127.0.0.1/a%20b")!)
+        let encoded = try BaseURLParts(URL(string: "http://127.0.0.1/a%20b")!).joined(request)
         #expect(encoded.path == "/a%20b/pets/7?limit=2")
-        #expect(throws: URLError.self) { try OpenAPITransport.request(request, onto: URL(string: "/no-host")!) }
+        #expect(throws: URLError.self) { try BaseURLParts(URL(string: "/no-host")!).joined(request) }
     }
 
     @Test func theCachedPartsFollowTheServerURLOfEachCall() throws {

@@ -95,11 +95,6 @@ public struct OpenAPITransport: ClientTransport {
         }
         return lengths == 1 ? contentLength.map { .known($0) } ?? .unknown : .unknown
     }
-
-    /// `request` with its path and query joined onto `baseURL`'s (a base path keeps its segments).
-    static func request(_ request: HTTPRequest, onto baseURL: URL) throws -> HTTPRequest {
-        try BaseURLParts(baseURL).joined(request)
-    }
 }
 
 /// The response body's chunks as the runtime reads them, failing once more than `limit` bytes came.
