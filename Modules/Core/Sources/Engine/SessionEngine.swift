@@ -53,6 +53,10 @@ final class SessionEngine: @unchecked Sendable {
     /// shutDown() frees `multi` only once this is 0.
     private let wakesInFlight = Atomic<Int>(0)
     let trustContext = ServerTrustContext()
+    /// The session's busy-poll window, which the manager keeps in step with its settings.
+    let busyPolling: BusyPolling
+    /// How long the loop recently waited for work (engine thread).
+    private var idleGaps = IdleGaps()
 
     /// The engine thread, asserted wherever the state below is touched (debug builds).
     let confinement = ThreadConfinement()
@@ -105,8 +109,9 @@ final class SessionEngine: @unchecked Sendable {
     var cancelOnInvalidate = false
     static let maximumIdleHandles = 64
 
-    init(settings: EngineSettings, events: any EngineEvents) {
+    init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero)) {
         CurlRuntime.ensureInitialized()
+        self.busyPolling = busyPolling
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         self.settings = settings
@@ -248,9 +253,28 @@ final class SessionEngine: @unchecked Sendable {
                     + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
                 wait = min(wait, max(0, milliseconds))
             }
-            if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+            let window = busyPolling.window
+            if wait > 0 && window == 0 {
+                curl_multi_poll(multi, nil, 0, Int32(wait), nil)
+            } else if wait > 0 {
+                let idleSince = DispatchTime.now().uptimeNanoseconds
+                if !busyPoll() { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+                idleGaps.record(DispatchTime.now().uptimeNanoseconds &- idleSince, window: window)
+            }
         }
         shutDown()
+    }
+
+    /// Polls the sockets and the inbox without sleeping for the session's busy-poll window (see
+    /// ``BusyPolling``); true as soon as a socket or a command is ready.
+    private func busyPoll() -> Bool {
+        guard transfersByTask.count <= BusyPolling.maximumTransfersInFlight else { return false }
+        return busyPolling.spin(after: idleGaps, now: { DispatchTime.now().uptimeNanoseconds }) {
+            var readySockets: Int32 = 0
+            // A zero timeout: one poll(2) over the transfers' sockets and the wake-up pipe, which it drains.
+            curl_multi_poll(multi, nil, 0, 0, &readySockets)
+            return readySockets > 0 || inbox.withLock { !$0.commands.isEmpty }
+        }
     }
 
     private func handle(_ command: Command) {

@@ -17,10 +17,12 @@ extension URLSessionManager {
         consultsTaskPlugins.load(ordering: .acquiring) ? state.withLock { $0.settings.plugins.localResponder } : nil
     }
 
-    /// Keeps ``consultsTaskPlugins`` in step with `settings` (called under the lock, after each change).
-    func notePlugins(of settings: Settings) {
+    /// Keeps ``consultsTaskPlugins`` and ``busyPolling`` in step with `settings` (called under the lock,
+    /// after each change).
+    func noteSettings(of settings: Settings) {
         let installed = settings.plugins.observer != nil || settings.plugins.localResponder != nil
         consultsTaskPlugins.store(installed, ordering: .releasing)
+        busyPolling.setWindow(settings.busyPollDuration)
     }
 
     /// Decides, on the thread that resumes `task`, what answers it besides the network: the session's

@@ -47,6 +47,9 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// the settings: read without the lock, so a session without them takes no lock per task for them.
     let consultsTaskPlugins = Atomic<Bool>(false)
     private let registry = Protected(Registry())
+    /// ``Settings/busyPollDuration``, kept in step with the settings for the engine, which reads it
+    /// without the lock before it sleeps.
+    let busyPolling = BusyPolling(window: Settings.defaultBusyPollDuration)
     /// Tasks waiting for their interceptor (an adaptation, a retry decision, a delayed retry).
     let retryWaits = Protected<[ObjectIdentifier: Task<Void, Never>]>([:])
     /// Where responses are serialized (concurrent, as AFNetworking's processing queue).
@@ -75,8 +78,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
             $0.settings.responseSerializer = responseSerializer
             $0.settings.plugins = plugins
         }
-        notePlugins(of: state.withLock { $0.settings })
-        let engine = SessionEngine(settings: configurationTemplate, events: self)
+        noteSettings(of: state.withLock { $0.settings })
+        let engine = SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling)
         registry.withLock { $0.engine = engine }
         leanController.attach(self)
     }
@@ -104,7 +107,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set {
             state.withLock { state in
                 state.settings = newValue
-                notePlugins(of: state.settings)
+                noteSettings(of: state.settings)
             }
         }
     }
@@ -113,7 +116,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// in between, as it could be between reading and assigning ``settings``).
     public func updateSettings<Result>(_ body: (inout Settings) throws -> Result) rethrows -> Result {
         try state.withLock { state in
-            defer { notePlugins(of: state.settings) }
+            defer { noteSettings(of: state.settings) }
             return try body(&state.settings)
         }
     }
@@ -142,7 +145,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
         state.withLock { state in
             state.settings[keyPath: path] = value
-            notePlugins(of: state.settings)
+            noteSettings(of: state.settings)
         }
     }
 
@@ -222,6 +225,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.clientIdentity, to: newValue) }
     }
 
+    /// ``Settings/busyPollDuration``.
+    public var busyPollDuration: Duration {
+        get { setting(\.busyPollDuration) }
+        set { set(\.busyPollDuration, to: newValue) }
+    }
+
     /// ``Settings/transferLimits``.
     public var transferLimits: TransferLimits {
         get { setting(\.transferLimits) }
@@ -291,7 +300,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
         let old: SessionEngine? = registry.withLock { registry in
             let old = registry.engine
-            registry.engine = resetSession ? SessionEngine(settings: configurationTemplate, events: self) : nil
+            registry.engine = resetSession ? SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling) : nil
             return old
         }
         if resetSession {
