@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A sleeping thread woken by a socket or another thread costs the kernel's wake-up path and, on a virtual
 /// machine, an interrupt to the host: measured here, two such wake-ups per request (the response, then the
-/// caller's next request) made a width-1 exchange about 1.5 times as long as with the engine awake. Polling
+/// caller's next request) made a width-1 exchange nearly twice as long as with the engine awake. Polling
 /// for a short window catches both; past the window the engine sleeps as before. The engine polls only
 /// while its recent waits for work were shorter than the window (``IdleGaps``), so a session whose work
 /// comes seldom does not spin at every turn.
