@@ -65,6 +65,11 @@ struct OpenAPITransportTests {
         #expect(length([(.contentEncoding, "identity"), (.contentLength, "321")]) == .unknown)
         #expect(length([(.contentLength, "321"), (.contentLength, "321")]) == .unknown)
         #expect(length([(.contentLength, "12x")]) == .unknown)
+        // A hostile server's sign or overflow never becomes a length the runtime trusts.
+        #expect(length([(.contentLength, "-5")]) == .unknown)
+        #expect(length([(.contentLength, "+5")]) == .unknown)
+        #expect(length([(.contentLength, "99999999999999999999")]) == .unknown)
+        #expect(length([(.contentLength, "0")]) == .known(0))
     }
 
     @Test func aStreamedRequestBodyOfUnknownLengthAndTheResponseBody() async throws {

@@ -80,9 +80,9 @@ public struct OpenAPITransport: ClientTransport {
                                    iterationBehavior: .single))
     }
 
-    /// The body's length as the runtime should see it: known only from a single `Content-Length` of a
-    /// body that was not content-decoded. One pass over the fields: `HTTPFields`' subscript by name builds
-    /// an index of all of them first.
+    /// The body's length as the runtime should see it: known only from a single `Content-Length` of
+    /// digits alone (RFC 9110's `1*DIGIT`: no sign, no blank) on a body that was not content-decoded. One
+    /// pass over the fields: `HTTPFields`' subscript by name builds an index of all of them first.
     static func bodyLength(of response: HTTPResponse) -> HTTPBody.Length {
         var contentLength: Int64?
         var lengths = 0
@@ -90,7 +90,8 @@ public struct OpenAPITransport: ClientTransport {
             if field.name == .contentEncoding { return .unknown }
             if field.name == .contentLength {
                 lengths += 1
-                contentLength = Int64(field.value)
+                let digitsOnly = field.value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                contentLength = digitsOnly ? Int64(field.value) : nil  // nil past Int64.max too
             }
         }
         return lengths == 1 ? contentLength.map { .known($0) } ?? .unknown : .unknown
