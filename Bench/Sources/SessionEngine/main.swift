@@ -9,7 +9,8 @@ import Foundation
 // 256, 1,024 and 4,096 requests in flight (the widest also over HTTP/2): two C loops on libcurl's multi
 // interface (Bench/Peers/curl-multi/main.c, compiled here with cc: curl_multi_perform + poll, and
 // curl_multi_socket_action + epoll), the bare Swift loop (BareCurlLoop.swift, the floor for an engine
-// thread on libcurl), ours on the lean path and on the AF callback path, AsyncHTTPClient and Foundation's
+// thread on libcurl), the same loop as a safe client on libcurl 7.88.1 must run (it reads the header lines
+// and gives each transfer a fresh handle, see CurlRuntime.reusedHandlesKeepAFreedHeader), ours on the lean path and on the AF callback path, AsyncHTTPClient and Foundation's
 // URLSession. Every client may open one connection per request in flight. Ratios are to the better C
 // loop and to AsyncHTTPClient; CPU is the client process's user + system time per request. The widest
 // width runs again over HTTP/2 (TLS with ALPN, a certificate openssl made at start) for the clients that
@@ -219,6 +220,9 @@ let cPerform = "C loop: multi_perform + poll"
 let cEpoll = "C loop: socket_action + epoll"
 let bareSwift = "bare Swift loop (reference)"
 let bareSwiftEpoll = "bare Swift loop on socket_action + epoll"
+/// The bare loop doing the libcurl work every safe client on libcurl 7.88.1 does: its header callback
+/// receives the header lines, and each transfer runs on a fresh handle (a `curl_easy_duphandle` copy).
+let bareSwiftSafe = "bare Swift loop, header lines, a fresh handle per transfer"
 let oursLean = "ours, lean path (session.data)"
 let oursHTTPTypes = "ours, lean path on HTTPTypes (HTTPRequest)"
 let oursHTTPTypesOnEngine = "ours, lean on HTTPTypes, tasks on the engine's executor"
@@ -473,6 +477,10 @@ func runWidth(_ width: Int, http2: Bool) {
         let run = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2, driver: .epoll) }
         return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
     }))
+    clients.append((bareSwiftSafe, {
+        let run = measureInProcess { bareSwiftLoop(url: url, count: count, width: width, http2: http2, readsHeaders: true) }
+        return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+    }))
     clients.append((oursLean, inProcess { oursLeanPath($0, url: url, count: count, width: width) }))
     clients.append((oursHTTPTypes, inProcess { oursHTTPTypesPath($0, url: url, count: count, width: width) }))
     clients.append((oursHTTPTypesOnEngine, inProcess {
@@ -704,4 +712,6 @@ if environment["SESSION_ENGINE_SKIP_CACHE"] != "1" { runCacheRows(width: 32) }
 
 printTable("Session engine on loopback nginx (\(ProcessInfo.processInfo.activeProcessorCount) cores shared with the server)",
            rows: rows, ratios: [RatioColumn("x best C", baselines: [cPerform, cEpoll]), RatioColumn("x no cache", baselines: [cacheOff]),
+                                RatioColumn("x bare", baselines: [bareSwift]),
+                                RatioColumn("x safe bare", baselines: [bareSwiftSafe]),
                                 RatioColumn("x AHC", baselines: [asyncHTTPClient])])
