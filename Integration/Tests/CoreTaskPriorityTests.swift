@@ -157,6 +157,57 @@ struct CoreTaskPriorityTests {
         #expect(order.codes.last == NSURLErrorCancelled)
     }
 
+    /// `count` GETs of nginx's 1 KiB file over https, all resumed at once on a session allowed 64
+    /// connections per host; returns them once all completed.
+    private func httpsBurst(_ count: Int, version: HTTPVersionPreference) async throws -> [SessionDataTask] {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager { $0.httpMaximumConnectionsPerHost = 64 }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        var policy = SecurityPolicy.default
+        policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
+        try manager.setSecurityPolicy(policy)
+        manager.httpVersion = version
+        let order = CompletionOrder()
+        order.install(on: manager)
+        let tasks = (0..<count).map { _ in
+            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL("/files/1k.bin", scenario: .valid)),
+                             completionHandler: nil)
+        }
+        for task in tasks { task.resume() }
+        #expect(await waitUntil(30) { order.count == count })
+        #expect(order.codes == Array(repeating: nil, count: count))
+        return tasks
+    }
+
+    /// A burst to an https host whose protocol is not known yet opens at most six connections: the
+    /// first response says HTTP/2 and the other tasks run as streams on those connections (before,
+    /// each of the 64 made a TLS handshake of its own).
+    @Test func aBurstToANewHTTP2HostOpensAtMostSixConnections() async throws {
+        let tasks = try await httpsBurst(64, version: .automatic)
+        #expect(tasks.map { $0.metrics?.networkProtocolName } == Array(repeating: "h2", count: 64))
+        let opened = tasks.filter { $0.metrics?.isReusedConnection == false }.count
+        #expect(opened >= 1 && opened <= 6)
+    }
+
+    /// More tasks than a connection's 100 streams wait for a stream instead of each opening a
+    /// connection of its own, as libcurl does for a transfer that finds the open ones full or still
+    /// handshaking (nginx allows 128 streams a connection).
+    @Test func aBurstBeyondAConnectionsStreamsWaitsForAStream() async throws {
+        let tasks = try await httpsBurst(700, version: .automatic)
+        let opened = tasks.filter { $0.metrics?.isReusedConnection == false }.count
+        #expect(opened >= 1 && opened <= 6)
+    }
+
+    /// A session that speaks only HTTP/1.1 is not held at six: its burst takes a connection per task
+    /// up to the host's limit at once.
+    @Test func anHTTP1OnlyBurstIsNotHeldBack() async throws {
+        let tasks = try await httpsBurst(32, version: .http1_1)
+        #expect(tasks.map { $0.metrics?.networkProtocolName } == Array(repeating: "http/1.1", count: 32))
+        let opened = tasks.filter { $0.metrics?.isReusedConnection == false }.count
+        #expect(opened > 6)
+    }
+
     @Test func invalidationCancelsWaitingTasks() async throws {
         let servers = try await IntegrationServers.shared()
         let (manager, stall, order) = try await heldSession(servers)

@@ -53,6 +53,111 @@ struct TaskPriorityTests {
         #expect(!admission.hasWaiting)
     }
 
+    /// An https host that may speak HTTP/2 takes six transfers until its first response says which
+    /// protocol it speaks (each would open a TLS connection of its own); HTTP/2 then releases all the
+    /// others at once.
+    @Test func aHostOfUnknownProtocolTakesSixUntilItMultiplexes() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 100)
+        let all = tasks(Array(repeating: 0.5, count: 10), manager: manager)
+        let admitted = all.map { admission.admit($0, key: "h2.example:443", mayMultiplex: true) }
+        #expect(HostAdmission.connectionsWhileProtocolUnknown == 6)
+        #expect(admitted == Array(repeating: true, count: 6) + Array(repeating: false, count: 4))
+        #expect(admission.isProbing)
+        #expect(!admission.knowsProtocol(of: "h2.example:443"))
+        #expect(admission.next(for: "h2.example:443") == nil)
+
+        admission.markMultiplexing("h2.example:443")
+        #expect(!admission.isProbing)
+        #expect(admission.knowsProtocol(of: "h2.example:443"))
+        var started: [Int] = []
+        while let next = admission.next(for: "h2.example:443") { started.append(next.taskIdentifier) }
+        #expect(started == all[6...].map(\.taskIdentifier))
+        // Known to multiplex: as many as one connection carries (100 streams) start at once, whatever
+        // the per-host limit (100 here, 1 below); the rest wait (libcurl would open a connection for each).
+        #expect(HostAdmission.streamsPerConnection == 100)
+        #expect(HostAdmission.multiplexedTransfersPerHost == 100)
+        let later = tasks(Array(repeating: 0.5, count: 91), manager: manager)
+        #expect(later.map { admission.admit($0, key: "h2.example:443", mayMultiplex: true) }
+            == Array(repeating: true, count: 90) + [false])
+        #expect(!admission.isProbing)
+        #expect(admission.release(all[0]) == "h2.example:443")
+        #expect(admission.next(for: "h2.example:443")?.taskIdentifier == later[90].taskIdentifier)
+        let single = AdmissionUnderTest(limit: 1)
+        single.markMultiplexing("h2.example:443")
+        let streams = tasks(Array(repeating: 0.5, count: 101), manager: manager)
+        #expect(streams.map { single.admit($0, key: "h2.example:443") } == Array(repeating: true, count: 100) + [false])
+    }
+
+    /// A host that answers over HTTP/1.x takes its waiting tasks up to the per-host limit, and later
+    /// ones are no longer held at six.
+    @Test func aHostThatAnswersOverHTTP1TakesTheLimit() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 8)
+        let all = tasks(Array(repeating: 0.5, count: 12), manager: manager)
+        let admitted = all.map { admission.admit($0, key: "h1.example:443", mayMultiplex: true) }
+        #expect(admitted == Array(repeating: true, count: 6) + Array(repeating: false, count: 6))
+        admission.markSerial("h1.example:443")
+        #expect(!admission.isProbing)
+        #expect(admission.knowsProtocol(of: "h1.example:443"))
+        var started: [Int] = []
+        while let next = admission.next(for: "h1.example:443") { started.append(next.taskIdentifier) }
+        #expect(started == all[6..<8].map(\.taskIdentifier))
+        for finished in all[0..<4] {
+            guard let host = admission.release(finished) else { continue }
+            while let next = admission.next(for: host) { started.append(next.taskIdentifier) }
+        }
+        #expect(started == all[6..<12].map(\.taskIdentifier))
+        #expect(!admission.hasWaiting)
+        // A host known to multiplex is never demoted by an HTTP/1.x answer (an upgrade-less 1xx): it
+        // still takes more than the per-host limit of 8.
+        admission.markMultiplexing("h2.example:443")
+        admission.markSerial("h2.example:443")
+        #expect(admission.knowsProtocol(of: "h2.example:443"))
+        #expect(tasks(Array(repeating: 0.5, count: 20), manager: manager)
+            .allSatisfy { admission.admit($0, key: "h2.example:443", mayMultiplex: true) })
+    }
+
+    /// Requests that cannot multiplex (http, HTTP/1.1 only, a proxy) are never held at six, and an
+    /// unlimited session still holds an https host of unknown protocol at six.
+    @Test func onlyRequestsThatMayMultiplexProbe() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 10)
+        let plain = tasks(Array(repeating: 0.5, count: 10), manager: manager)
+        #expect(plain.allSatisfy { admission.admit($0, key: "h1.example:80", mayMultiplex: false) })
+        #expect(!admission.isProbing)
+
+        let unlimited = AdmissionUnderTest(limit: 0)
+        let burst = tasks(Array(repeating: 0.5, count: 8), manager: manager)
+        #expect(burst.map { unlimited.admit($0, key: "h2.example:443", mayMultiplex: true) }
+            == Array(repeating: true, count: 6) + [false, false])
+        // A probe that failed before any answer frees its slot: the next waiting task probes in its place.
+        let host = unlimited.release(burst[0])
+        #expect(host == "h2.example:443")
+        #expect(unlimited.next(for: "h2.example:443")?.taskIdentifier == burst[6].taskIdentifier)
+        #expect(unlimited.next(for: "h2.example:443") == nil)
+        unlimited.markSerial("h2.example:443")
+        #expect(unlimited.next(for: "h2.example:443")?.taskIdentifier == burst[7].taskIdentifier)
+    }
+
+    /// The protocol of at most 4,096 hosts is remembered: one more and the session forgets them (and
+    /// finds each one's protocol again), so a session meeting many hosts stays bounded.
+    @Test func rememberedHostsAreBounded() {
+        let manager = makeManager()
+        let admission = AdmissionUnderTest(limit: 10)
+        #expect(HostAdmission.rememberedHosts == 4_096)
+        for index in 0..<4_096 { admission.markSerial("h\(index).example:443") }
+        #expect(admission.knowsProtocol(of: "h0.example:443"))
+        #expect(admission.knowsProtocol(of: "h4095.example:443"))
+        admission.markSerial("h4096.example:443")
+        #expect(!admission.knowsProtocol(of: "h0.example:443"))
+        #expect(admission.knowsProtocol(of: "h4096.example:443"))
+        // Forgotten: the host is probed again (six at a time).
+        let again = tasks(Array(repeating: 0.5, count: 7), manager: manager)
+        #expect(again.map { admission.admit($0, key: "h0.example:443", mayMultiplex: true) }
+            == Array(repeating: true, count: 6) + [false])
+    }
+
     @Test func hostsAreCountedSeparately() {
         let manager = makeManager()
         let admission = AdmissionUnderTest(limit: 1)
@@ -124,7 +229,12 @@ private final class AdmissionUnderTest {
     private var admission: HostAdmission
     init(limit: Int) { admission = HostAdmission(limit: limit) }
     var hasWaiting: Bool { admission.hasWaiting }
-    func admit(_ task: SessionTask, key: String?) -> Bool { admission.admit(task, key: key) }
+    func admit(_ task: SessionTask, key: String?, mayMultiplex: Bool = false) -> Bool {
+        admission.admit(task, key: key, mayMultiplex: mayMultiplex)
+    }
+    var isProbing: Bool { admission.isProbing }
+    func knowsProtocol(of key: String) -> Bool { admission.knowsProtocol(of: key) }
+    func markSerial(_ host: String) { admission.markSerial(host) }
     func release(_ task: SessionTask) -> String? { admission.release(task) }
     func next(for key: String) -> SessionTask? { admission.next(for: key) }
     func waitingHost(of task: SessionTask) -> String? { admission.waitingHost(of: task) }

@@ -351,6 +351,7 @@ func runAsyncHTTPClient(_ url: URL, requests: Int, concurrency: Int) -> (seconds
 // MARK: Profiling mode
 
 // SESSION_ENGINE_PROFILE=lean|httptypes|executor|cache-miss|af|bare|bare-headers|bare-epoll runs only that client at SESSION_ENGINE_PROFILE_WIDTH (default 32)
+// (over HTTP/2 with TLS with SESSION_ENGINE_PROFILE_HTTP2=1; the cache-miss client stays on HTTP/1.1)
 // for SESSION_ENGINE_PROFILE_ROUNDS rounds (default 1), for a profiler, then exits. It prints each round's
 // rate and, at the end, the CPU each busy thread of this process spent per request (user + system, from
 // /proc/self/task), busiest first: the engine thread (or the bare loop's) against the callers' threads.
@@ -375,7 +376,9 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
     let width = Int(environment["SESSION_ENGINE_PROFILE_WIDTH"] ?? "") ?? 32
     let rounds = Int(environment["SESSION_ENGINE_PROFILE_ROUNDS"] ?? "") ?? 1
     let count = width == 1 ? sequentialCount : parallelCount
-    let manager = makeManager(width: width)
+    let http2 = environment["SESSION_ENGINE_PROFILE_HTTP2"] == "1"
+    let profileURL = http2 ? smallTLSURL : smallURL
+    let manager = makeManager(width: width, http2: http2)
     var secondsByThread: [Int: Double] = [:]
     for _ in 0..<max(1, rounds) {
         let before = threadCPUTimes()
@@ -383,10 +386,10 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
         let snapshot = { after = threadCPUTimes() }
         let seconds: Double
         switch profile {
-        case "lean": seconds = oursLeanPath(manager, url: smallURL, count: count, width: width)
-        case "httptypes": seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width)
+        case "lean": seconds = oursLeanPath(manager, url: profileURL, count: count, width: width)
+        case "httptypes": seconds = oursHTTPTypesPath(manager, url: profileURL, count: count, width: width)
         case "executor":
-            seconds = oursHTTPTypesPath(manager, url: smallURL, count: count, width: width, onEngineExecutor: true)
+            seconds = oursHTTPTypesPath(manager, url: profileURL, count: count, width: width, onEngineExecutor: true)
         case "cache-miss":
             // The default configuration with a disk cache, every answer a miss that may not be stored.
             let configuration = URLSessionConfiguration.default
@@ -397,10 +400,10 @@ if let profile = environment["SESSION_ENGINE_PROFILE"] {
             let base = server.url("/no-store/small.bin").absoluteString
             seconds = oursLeanPath(cached, urls: { URL(string: base + "?n=\($0)")! }, policy: .useProtocolCachePolicy,
                                    count: count, width: width)
-        case "bare": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, beforeStop: snapshot)
-        case "bare-headers": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, readsHeaders: true, beforeStop: snapshot)
-        case "bare-epoll": seconds = bareSwiftLoop(url: smallURL, count: count, width: width, driver: .epoll, beforeStop: snapshot)
-        default: seconds = oursAFPath(manager, url: smallURL, count: count, width: width)
+        case "bare": seconds = bareSwiftLoop(url: profileURL, count: count, width: width, http2: http2, beforeStop: snapshot)
+        case "bare-headers": seconds = bareSwiftLoop(url: profileURL, count: count, width: width, http2: http2, readsHeaders: true, beforeStop: snapshot)
+        case "bare-epoll": seconds = bareSwiftLoop(url: profileURL, count: count, width: width, http2: http2, driver: .epoll, beforeStop: snapshot)
+        default: seconds = oursAFPath(manager, url: profileURL, count: count, width: width)
         }
         for (tid, end) in after ?? threadCPUTimes() {
             secondsByThread[tid, default: 0] += end - (before[tid] ?? 0)

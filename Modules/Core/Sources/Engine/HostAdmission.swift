@@ -8,12 +8,19 @@ import FoundationNetworking
 ///
 /// libcurl enforces `CURLMOPT_MAX_HOST_CONNECTIONS` with a first-come pending queue; keeping the surplus
 /// here instead lets a higher ``SessionTask/priority`` start first (FIFO among equal priorities). A host
-/// known to multiplex (its responses came over HTTP/2 or HTTP/3) runs every transfer on one connection,
-/// so its tasks are no longer held back; there the priority travels as the stream weight instead.
+/// known to multiplex (its responses came over HTTP/2 or HTTP/3) runs its transfers as streams on one
+/// connection, so it takes as many as that carries (``multiplexedTransfersPerHost``) whatever the
+/// per-host limit; among them the priority travels as the stream weight.
 ///
 /// A slot is held from admission until the transfer is delivered (retries and redirects keep it, under
 /// the host the transfer was admitted for). A suspended waiting task stays queued and is skipped until
 /// it is resumed.
+///
+/// Until an https host's first response says which protocol it speaks, at most
+/// ``connectionsWhileProtocolUnknown`` of its transfers start (each opens a connection of its own, a TLS
+/// handshake each): had a burst of 4,096 started at once against an HTTP/2 server, libcurl would have made
+/// about 4,000 connections where one carries them all. A response over HTTP/2 or HTTP/3 releases the rest
+/// onto the connections open; one over HTTP/1.x releases them up to the per-host limit.
 ///
 /// Threading: engine thread only (a value the engine owns).
 struct HostAdmission {
@@ -25,10 +32,27 @@ struct HostAdmission {
     private var keys: [ObjectIdentifier: String] = [:]
     private var waiting: [String: WaitingTasks] = [:]
     private var multiplexing: Set<String> = []
+    /// Hosts whose responses came over HTTP/1.x: a connection per transfer, up to `limit`.
+    private var serial: Set<String> = []
+    /// https hosts whose protocol is not known yet: at most ``connectionsWhileProtocolUnknown`` transfers.
+    private var probing: Set<String> = []
+
+    /// How many transfers to an https host may start before its first response says whether it
+    /// multiplexes (as many as URLSession's default connections per host).
+    static let connectionsWhileProtocolUnknown = 6
+
+    /// The streams libcurl runs on one multiplexed connection (the engine sets
+    /// `CURLMOPT_MAX_CONCURRENT_STREAMS` to it; libcurl's default too).
+    static let streamsPerConnection = 100
+
+    /// Transfers at once to a host known to multiplex, whatever the per-host limit: what one connection
+    /// carries. Handed more, libcurl opens a connection for each transfer that finds the open ones full
+    /// or still handshaking (measured: 64 connections for a burst of 700 on a busy machine).
+    static let multiplexedTransfersPerHost = streamsPerConnection
 
     init(limit: Int) { self.limit = limit }
 
-    /// Whether any task waits (the engine then looks for hosts that turned out to multiplex).
+    /// Whether any task waits (the engine then looks for hosts that announced their protocol).
     var hasWaiting: Bool { !waiting.isEmpty }
 
     /// How many tasks wait for a connection.
@@ -46,16 +70,39 @@ struct HostAdmission {
         return "\(host):\(port)"
     }
 
-    /// Admits `task` (true: start it now; its slot is counted) or queues it (false).
-    mutating func admit(_ task: SessionTask, key: String?) -> Bool {
+    /// Whether any host's protocol is still being found out (the engine then reports what each response
+    /// came over).
+    var isProbing: Bool { !probing.isEmpty }
+
+    /// Whether `key`'s first response said which protocol it speaks.
+    func knowsProtocol(of key: String) -> Bool {
+        (!multiplexing.isEmpty && multiplexing.contains(key)) || (!serial.isEmpty && serial.contains(key))
+    }
+
+    /// Admits `task` (true: start it now; its slot is counted) or queues it (false). `mayMultiplex`: the
+    /// task's request could be answered over HTTP/2 (https, HTTP/2 allowed, no proxy), so while its host's
+    /// protocol is unknown the host takes at most ``connectionsWhileProtocolUnknown`` transfers.
+    mutating func admit(_ task: SessionTask, key: String?, mayMultiplex: Bool = false) -> Bool {
         guard let key else { return true }
         keys[ObjectIdentifier(task)] = key
-        if limit <= 0 || multiplexing.contains(key) || active[key, default: 0] < limit {
+        if mayMultiplex && !knowsProtocol(of: key) && !probing.contains(key) {
+            Self.forgetAllIfFull(&probing)  // hosts whose probes all failed stay here
+            probing.insert(key)
+        }
+        if hasRoom(key) {
             active[key, default: 0] += 1
             return true
         }
         waiting[key, default: WaitingTasks()].insert(task, priority: task.priority)
         return false
+    }
+
+    /// Whether one more transfer to `key` may start now.
+    private func hasRoom(_ key: String) -> Bool {
+        let count = active[key, default: 0]
+        if !multiplexing.isEmpty && multiplexing.contains(key) { return count < Self.multiplexedTransfersPerHost }
+        if !probing.isEmpty && probing.contains(key) && count >= Self.connectionsWhileProtocolUnknown { return false }
+        return limit <= 0 || count < limit
     }
 
     /// Frees the slot of a delivered task; returns its host when a waiting task may now start there.
@@ -69,8 +116,7 @@ struct HostAdmission {
     /// The next task to start on `key` (counted as admitted), or nil when none may start: the host is
     /// full, nothing waits, or every waiting task is suspended.
     mutating func next(for key: String) -> SessionTask? {
-        guard limit <= 0 || multiplexing.contains(key) || active[key, default: 0] < limit,
-              waiting[key] != nil else { return nil }
+        guard waiting[key] != nil, hasRoom(key) else { return nil }
         // Mutated in place: a copy of the queue would copy its arrays on every dequeue.
         let task = waiting[key]?.removeFirst { $0.state != .suspended }
         if waiting[key]?.isEmpty == true { waiting[key] = nil }
@@ -117,7 +163,25 @@ struct HostAdmission {
 
     /// `host` multiplexes: its tasks stop waiting for a connection of their own.
     mutating func markMultiplexing(_ host: String) {
+        Self.forgetAllIfFull(&multiplexing)
         multiplexing.insert(host)
+        probing.remove(host)
+    }
+
+    /// `host` answered over HTTP/1.x: its tasks take a connection each, up to the per-host limit.
+    mutating func markSerial(_ host: String) {
+        guard !multiplexing.contains(host) else { return }
+        Self.forgetAllIfFull(&serial)
+        serial.insert(host)
+        probing.remove(host)
+    }
+
+    /// How many hosts each of the protocol sets remembers: a session that meets more (a crawler) forgets
+    /// them all and finds each one's protocol again, so the sets stay bounded.
+    static let rememberedHosts = 4_096
+
+    private static func forgetAllIfFull(_ hosts: inout Set<String>) {
+        if hosts.count >= rememberedHosts { hosts.removeAll() }
     }
 
     /// A data task became a download task: the slot moves with the transfer.

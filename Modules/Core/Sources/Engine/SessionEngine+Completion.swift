@@ -105,6 +105,9 @@ extension SessionEngine {
             // Later transfers to this host wait for its connection (CURLOPT_PIPEWAIT) instead of opening more.
             transfer.announcesMultiplexing = false
             admission.markMultiplexing(host)
+        } else if transfer.announcesSerial, admission.isProbing, let host = admission.host(of: task) {
+            transfer.announcesSerial = false
+            admission.markSerial(host)
         }
         if let host = admission.release(task) { startWaiting(on: host) }
     }

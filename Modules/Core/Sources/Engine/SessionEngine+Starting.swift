@@ -42,11 +42,26 @@ extension SessionEngine {
 
     /// Starts `task`'s transfer, or queues it for a connection to its host.
     func startOnNetwork(_ task: SessionTask) {
-        let url = task.requestURL
-        guard admission.admit(task, key: url.flatMap { HostAdmission.key(for: $0, proxy: settings.proxies.proxy(for: $0)) }) else {
+        guard let url = task.requestURL else {
+            startTransfer(task)  // fails in configuration
+            return
+        }
+        let proxy = settings.proxies.proxy(for: url)
+        let key = HostAdmission.key(for: url, proxy: proxy)
+        guard admission.admit(task, key: key, mayMultiplex: key.map { mayMultiplex(url, proxy: proxy, key: $0) } ?? false) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)
+    }
+
+    /// Whether a request for `url` could be answered over HTTP/2 while its host's protocol is unknown:
+    /// https without a proxy or a Unix socket, on a session that allows HTTP/2. Settings are read only
+    /// until the host's first response said which protocol it speaks.
+    private func mayMultiplex(_ url: URL, proxy: String?, key: String) -> Bool {
+        guard proxy == nil, url.scheme?.lowercased() == "https", !admission.knowsProtocol(of: key),
+              let events else { return false }
+        let connection = events.connectionSettings
+        return connection.httpVersion != .http1_1 && connection.unixSocketPath == nil
     }
 
     /// Starts every waiting task `host` has room for, best priority first.
@@ -56,13 +71,18 @@ extension SessionEngine {
     }
 
     /// A host whose responses arrive over HTTP/2 or HTTP/3 multiplexes: its waiting tasks need no
-    /// connection of their own, so they all start (the stream weight carries their priority). Each
-    /// transfer's first such response is looked at once; HTTP/1 transfers cost a flag test per loop.
-    func admitToMultiplexingHosts() {
-        for transfer in transfersByHandle.values where transfer.announcesMultiplexing {
+    /// connection of their own, so they all start (the stream weight carries their priority). A host
+    /// whose protocol was unknown and that answered over HTTP/1.x takes its waiting tasks up to the
+    /// per-host limit. Each transfer's first response is looked at once; the others cost a flag test per loop.
+    func admitToHostsThatAnnouncedTheirProtocol() {
+        let probing = admission.isProbing
+        for transfer in transfersByHandle.values
+        where transfer.announcesMultiplexing || (probing && transfer.announcesSerial) {
+            let multiplexes = transfer.announcesMultiplexing
             transfer.announcesMultiplexing = false
+            transfer.announcesSerial = false
             guard let host = admission.host(of: transfer.task) else { continue }
-            admission.markMultiplexing(host)
+            if multiplexes { admission.markMultiplexing(host) } else { admission.markSerial(host) }
             startWaiting(on: host)
         }
     }

@@ -121,6 +121,7 @@ final class SessionEngine: @unchecked Sendable {
             afc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maximumConnectionsPerHost)
         }
         afc_multi_setopt_long(multi, CURLMOPT_PIPELINING, afc_pipe_multiplex)
+        afc_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, HostAdmission.streamsPerConnection)
         afc_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(32, settings.maximumConnectionsPerHost * 4))
     }
 
@@ -236,7 +237,7 @@ final class SessionEngine: @unchecked Sendable {
             fireThrottleTimers()
             expireConnectivityWaits()
             reportGauges()
-            if admission.hasWaiting { admitToMultiplexingHosts() }
+            if admission.hasWaiting { admitToHostsThatAnnouncedTheirProtocol() }
             if invalidating && transfersByTask.isEmpty && localLoads.isEmpty && connectivityWaits.isEmpty { continue }
 
             var timeout = -1

@@ -71,6 +71,9 @@ final class Transfer {
     /// A response arrived over HTTP/2 or HTTP/3 (the connection multiplexes) and the engine has not acted
     /// on it yet (it clears the flag).
     var announcesMultiplexing = false
+    /// A response arrived over HTTP/1.x: while its host's protocol is unknown, the engine releases the
+    /// host's waiting tasks up to the per-host limit (see ``HostAdmission``) and clears the flag.
+    var announcesSerial = false
     /// The engine knows the transfer's host multiplexes (an earlier response came over HTTP/2 or 3): the
     /// transfer waits for that connection instead of opening another. Set before each attempt is configured.
     var hostMultiplexes = false
@@ -238,8 +241,12 @@ final class Transfer {
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
         let action = machine.headerBlockEnded(url: url, contentLength: Int64(length))
-        if let version = machine.lastHead?.httpVersion, version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
-            announcesMultiplexing = true
+        if let version = machine.lastHead?.httpVersion {
+            if version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
+                announcesMultiplexing = true
+            } else if version.hasPrefix("HTTP/1") {
+                announcesSerial = true
+            }
         }
         if recordsPeerChain { peerChain = PeerChain.read(from: handle) }
         storeCookies(url: url)
