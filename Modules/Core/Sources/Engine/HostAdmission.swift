@@ -46,8 +46,9 @@ struct HostAdmission {
     static let streamsPerConnection = 100
 
     /// Transfers at once to a host known to multiplex, whatever the per-host limit: what one connection
-    /// carries. Handed more, libcurl opens a connection for each transfer that finds the open ones full
-    /// or still handshaking (measured: 64 connections for a burst of 700 on a busy machine).
+    /// carries. Handed more, libcurl opens a connection (a TLS handshake) for each transfer that finds
+    /// the open ones full; held to one connection's worth, 4,096 in flight ran faster than at six
+    /// connections' worth (profile mode: 22,139-24,251 req/s against 14,115-19,385).
     static let multiplexedTransfersPerHost = streamsPerConnection
 
     init(limit: Int) { self.limit = limit }
