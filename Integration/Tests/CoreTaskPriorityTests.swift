@@ -201,7 +201,11 @@ struct CoreTaskPriorityTests {
                 #expect(held.withLock { $0 } == expected)
             }
             #expect(order.count == 0)
-            for task in tasks { task.cancel() }
+            // The waiting ones go first: cancelling a held one frees its slot, and a task still waiting
+            // would start there and could get its response before its own cancel arrived.
+            let waiting = tasks.filter { $0.response == nil }
+            for task in waiting { task.cancel() }
+            for task in tasks where task.response != nil { task.cancel() }
         }
         #expect(await waitUntil(30) { order.count == count })
         #expect(order.codes == Array(repeating: holdingResponses ? NSURLErrorCancelled : nil, count: count))
