@@ -73,9 +73,14 @@ enum CacheRules {
     /// Whether a response to `method` with `statusCode` invalidates what is stored for its URL (§4.4):
     /// an unsafe method that succeeded or redirected.
     static func invalidates(method: String, statusCode: Int) -> Bool {
-        let safe: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
-        return !safe.contains(method.uppercased()) && (200..<400).contains(statusCode)
+        // Asked on the engine thread for every response: the status first, and the method as sent
+        // (nearly always upper case) before a case-folded copy.
+        guard (200..<400).contains(statusCode) else { return false }
+        return !safeMethods.contains(method) && !safeMethods.contains(method.uppercased())
     }
+
+    /// The methods §4.4 leaves out of invalidation (RFC 9110's safe methods).
+    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
     // MARK: Freshness (§4.2)
 

@@ -189,6 +189,13 @@ struct HTTPCacheRulesTests {
         #expect(CacheRules.invalidates(method: "PUT", statusCode: 303))
         #expect(!CacheRules.invalidates(method: "POST", statusCode: 500))
         #expect(!CacheRules.invalidates(method: "GET", statusCode: 200))
+        // Safe methods in any case never invalidate; the status range is 200-399.
+        #expect(!CacheRules.invalidates(method: "head", statusCode: 200))
+        #expect(!CacheRules.invalidates(method: "Options", statusCode: 204))
+        #expect(!CacheRules.invalidates(method: "trace", statusCode: 301))
+        #expect(CacheRules.invalidates(method: "PATCH", statusCode: 399))
+        #expect(!CacheRules.invalidates(method: "PATCH", statusCode: 400))
+        #expect(!CacheRules.invalidates(method: "DELETE", statusCode: 199))
     }
 
     // MARK: Deciding
