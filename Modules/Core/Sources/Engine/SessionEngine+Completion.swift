@@ -101,14 +101,9 @@ extension SessionEngine {
             state.metrics = outcome.metrics
         }
         finishedTransfers.append(FinishedTransfer(task: task, outcome: outcome))
-        if transfer.announcesMultiplexing, let host = admission.host(of: task) {
-            // Later transfers to this host wait for its connection (CURLOPT_PIPEWAIT) instead of opening more.
-            transfer.announcesMultiplexing = false
-            admission.markMultiplexing(host)
-        } else if transfer.announcesSerial, admission.isProbing, let host = admission.host(of: task) {
-            transfer.announcesSerial = false
-            admission.markSerial(host)
-        }
+        // Before its slot is freed, so the host's waiting tasks start under what its answer said (later
+        // transfers to a multiplexing host wait for its connection, CURLOPT_PIPEWAIT, instead of opening more).
+        noteAnnouncedProtocol(of: transfer)
         if let host = admission.release(task) { startWaiting(on: host) }
     }
 

@@ -78,13 +78,22 @@ extension SessionEngine {
         let probing = admission.isProbing
         for transfer in transfersByHandle.values
         where transfer.announcesMultiplexing || (probing && transfer.announcesSerial) {
-            let multiplexes = transfer.announcesMultiplexing
-            transfer.announcesMultiplexing = false
-            transfer.announcesSerial = false
-            guard let host = admission.host(of: transfer.task) else { continue }
-            if multiplexes { admission.markMultiplexing(host) } else { admission.markSerial(host) }
-            startWaiting(on: host)
+            if let host = noteAnnouncedProtocol(of: transfer) { startWaiting(on: host) }
         }
+    }
+
+    /// Tells admission, once, what `transfer`'s response said about its host: HTTP/2 or 3 marks the host
+    /// multiplexing; HTTP/1.x marks it serial while some host's protocol is being found out (otherwise it
+    /// changes nothing). Clears the transfer's flags; returns the host when it was marked.
+    @discardableResult
+    func noteAnnouncedProtocol(of transfer: Transfer) -> String? {
+        let multiplexes = transfer.announcesMultiplexing
+        guard multiplexes || (transfer.announcesSerial && admission.isProbing) else { return nil }
+        transfer.announcesMultiplexing = false
+        transfer.announcesSerial = false
+        guard let host = admission.host(of: transfer.task) else { return nil }
+        if multiplexes { admission.markMultiplexing(host) } else { admission.markSerial(host) }
+        return host
     }
 
     private func startTransfer(_ task: SessionTask) {
