@@ -12,7 +12,8 @@ public struct NginxServer: Sendable {
     public let httpPort: Int
     /// The HTTPS port of each TLS scenario.
     public let httpsPorts: [TLSScenario: Int]
-    /// HTTPS ports presenting the valid certificate that speak only one TLS version.
+    /// HTTPS ports presenting the valid certificate that speak only one TLS version; the TLS 1.2 one
+    /// speaks only HTTP/1.1 too (no HTTP/2 in its ALPN).
     public let singleVersionPorts: [TLSSingleVersion: Int]
     /// The HTTPS port (valid certificate) that requires a client certificate issued under the test root
     /// (`ssl_verify_client on`); `/whoami` answers the client's subject, nginx answers 400 without one.

@@ -161,9 +161,9 @@ struct CoreTaskPriorityTests {
     /// cache (a stored answer would stand in for a request); returns them once all completed: of nginx's
     /// 1 KiB file, or with `holdingResponses`, of its 100 MB file, each task suspended when its response
     /// arrives (keeping its connection or stream busy) until `answered` (all by default) have one, then
-    /// cancelled.
+    /// cancelled. `http1OnlyServer`: nginx's port that offers no HTTP/2 (ALPN says http/1.1).
     private func httpsBurst(_ count: Int, version: HTTPVersionPreference, holdingResponses: Bool = false,
-                            answered: Int? = nil) async throws -> [SessionDataTask] {
+                            answered: Int? = nil, http1OnlyServer: Bool = false) async throws -> [SessionDataTask] {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager {
             $0.httpMaximumConnectionsPerHost = 64
@@ -188,9 +188,8 @@ struct CoreTaskPriorityTests {
             manager.hooks = hooks
         }
         let path = holdingResponses ? "/files/100m.bin" : "/files/1k.bin"
-        let tasks = (0..<count).map { _ in
-            manager.dataTask(with: URLRequest(url: servers.nginx.httpsURL(path, scenario: .valid)), completionHandler: nil)
-        }
+        let url = http1OnlyServer ? servers.nginx.httpsURL(path, only: .tls12) : servers.nginx.httpsURL(path, scenario: .valid)
+        let tasks = (0..<count).map { _ in manager.dataTask(with: URLRequest(url: url), completionHandler: nil) }
         for task in tasks { task.resume() }
         if holdingResponses {
             let expected = answered ?? count
@@ -237,6 +236,15 @@ struct CoreTaskPriorityTests {
     /// the seventh would never start).
     @Test func anHTTP1OnlyBurstIsNotHeldBack() async throws {
         let tasks = try await httpsBurst(32, version: .http1_1, holdingResponses: true)
+        #expect(tasks.map { $0.metrics?.networkProtocolName } == Array(repeating: "http/1.1", count: 32))
+        #expect(tasks.filter { $0.metrics?.isReusedConnection == false }.count == 32)
+    }
+
+    /// A session that may speak HTTP/2 probes an https host with six transfers; when the host answers over
+    /// HTTP/1.1 the rest take a connection each up to the limit (all 32 hold their connection at their
+    /// response; were the host still being probed, only six would ever answer).
+    @Test func anHTTPSHostThatAnswersOverHTTP1TakesTheLimit() async throws {
+        let tasks = try await httpsBurst(32, version: .automatic, holdingResponses: true, http1OnlyServer: true)
         #expect(tasks.map { $0.metrics?.networkProtocolName } == Array(repeating: "http/1.1", count: 32))
         #expect(tasks.filter { $0.metrics?.isReusedConnection == false }.count == 32)
     }
