@@ -13,6 +13,14 @@ func runBlocking<Result: Sendable>(_ work: @escaping @Sendable () -> Result) asy
     }
 }
 
+/// Runs throwing `work` on a new thread and returns its result or rethrows its error (for tests that
+/// drive blocking tools, such as `ip`, from async code).
+public func runBlocking<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        startThread { continuation.resume(with: Swift.Result { try work() }) }
+    }
+}
+
 /// Starts a detached thread running `body`.
 func startThread(_ body: @escaping @Sendable () -> Void) {
     let thread = Thread(block: body)

@@ -65,7 +65,7 @@ struct ConnectivityNamespaceTests {
     }
 
     @Test func aRequestMadeWhileTheLinkIsDownWaitsAndCompletesWhenItIsBack() async throws {
-        let lab = try NamespaceLab(tag: "c")
+        let lab = try await NamespaceLab.make(tag: "c")
         defer { lab.destroy() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-wait-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -73,7 +73,7 @@ struct ConnectivityNamespaceTests {
         let server = try await startServer(lab, in: directory)
         defer { server.stop() }
 
-        try lab.inNamespace("link", "set", lab.insideInterface, "down")
+        try await lab.inNamespace("link", "set", lab.insideInterface, "down")
         let client = try NamespacedProcess(namespace: lab.inside, [
             Self.af, "get", "http://\(lab.peerAddress):8080/hello.txt", "--wait-for-network", "--max-time", "30",
         ])
@@ -82,18 +82,18 @@ struct ConnectivityNamespaceTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(client.process.isRunning)
 
-        try lab.inNamespace("link", "set", lab.insideInterface, "up")
-        try lab.waitForCarrier()
-        try lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
+        try await lab.inNamespace("link", "set", lab.insideInterface, "up")
+        try await lab.waitForCarrier()
+        try await lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
         #expect(await client.waitForExit(within: 15) == 0)
         #expect(client.lines(client.output) == ["hello from the peer"])
         #expect(client.lines(client.errors).filter { $0 == Self.waitingLine }.count == 1)
     }
 
     @Test func theWaitEndsWithMaxTime() async throws {
-        let lab = try NamespaceLab(tag: "t")
+        let lab = try await NamespaceLab.make(tag: "t")
         defer { lab.destroy() }
-        try lab.inNamespace("link", "set", lab.insideInterface, "down")
+        try await lab.inNamespace("link", "set", lab.insideInterface, "down")
         let started = ContinuousClock.now
         let client = try NamespacedProcess(namespace: lab.inside, [
             Self.af, "get", "http://\(lab.peerAddress):8080/hello.txt", "--wait-for-network", "--max-time", "2",
@@ -107,9 +107,9 @@ struct ConnectivityNamespaceTests {
     }
 
     @Test func withoutTheFlagADownLinkFailsAtOnce() async throws {
-        let lab = try NamespaceLab(tag: "n")
+        let lab = try await NamespaceLab.make(tag: "n")
         defer { lab.destroy() }
-        try lab.inNamespace("link", "set", lab.insideInterface, "down")
+        try await lab.inNamespace("link", "set", lab.insideInterface, "down")
         let client = try NamespacedProcess(namespace: lab.inside, [Self.af, "get", "http://\(lab.peerAddress):8080/hello.txt"])
         defer { client.stop() }
         #expect(await client.waitForExit(within: 10) == 4)

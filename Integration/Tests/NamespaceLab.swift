@@ -1,6 +1,7 @@
 // The network-namespace lab the reachability tests drive: namespaces and veth pairs made with `ip`,
 // and the probe process that runs reachability managers inside them.
 import AFNetworking
+import AFTestHarness
 import Foundation
 import Synchronization
 import Testing
@@ -11,7 +12,15 @@ import Testing
 /// the process has, so suites running in parallel never share a name. Namespaces left by dead test
 /// processes are deleted first (the dash is what tells the pid from a tag that is a digit: without
 /// it, afr<pid>6a read as the dead process <pid>6 and a lab made by a parallel suite deleted it).
-final class NamespaceLab {
+///
+/// Making a lab and changing its links run `ip` and wait for the kernel (a new veth's carrier takes about
+/// a second), so the async API (``make(tag:withPeer:ipv6:insideInterfaceName:)``, ``inNamespace(_:)``,
+/// ``waitForCarrier()``...) does that on a thread of its own: the tests run on the cooperative pool (a
+/// thread per core), and two suites blocking it for a second at once stalled every other test's awaits
+/// (an activity indicator's event stream missed a whole one-second request).
+final class NamespaceLab: @unchecked Sendable {
+    // @unchecked Sendable: a lab belongs to one test, which calls it one step at a time (each async
+    // step is awaited before the next); its one mutable array is only touched by those steps.
     static let ip = "/usr/sbin/ip"
     private static let prefix = "afr"
     /// The tags of this process's labs not yet destroyed.
@@ -48,7 +57,7 @@ final class NamespaceLab {
         Self.deleteStaleNamespaces()
         do {
             try Self.run(["netns", "add", inside])
-            try inNamespace("link", "set", "lo", "up")
+            try Self.run(["-n", inside, "link", "set", "lo", "up"])
             if !ipv6 {
                 // IPv6 off inside: its own router solicitations and DAD would make the packet count move.
                 try Self.run(["netns", "exec", inside, "sh", "-c",
@@ -58,25 +67,38 @@ final class NamespaceLab {
             try Self.run(["netns", "add", peer])
             try Self.run(["link", "add", insideInterface, "netns", inside, "type", "veth",
                           "peer", "name", peerInterface, "netns", peer])
-            try inNamespace("address", "add", insideAddress + "/24", "dev", insideInterface)
-            try inPeer("address", "add", peerAddress + "/24", "dev", peerInterface)
+            try Self.run(["-n", inside, "address", "add", insideAddress + "/24", "dev", insideInterface])
+            try Self.run(["-n", peer, "address", "add", peerAddress + "/24", "dev", peerInterface])
             if ipv6 {
-                try inNamespace("-6", "address", "add", insideAddress6 + "/64", "dev", insideInterface, "nodad")
-                try inPeer("-6", "address", "add", peerAddress6 + "/64", "dev", peerInterface, "nodad")
+                try Self.run(["-n", inside, "-6", "address", "add", insideAddress6 + "/64", "dev", insideInterface, "nodad"])
+                try Self.run(["-n", peer, "-6", "address", "add", peerAddress6 + "/64", "dev", peerInterface, "nodad"])
             }
-            try inPeer("link", "set", peerInterface, "up")
-            try inNamespace("link", "set", insideInterface, "up")
-            try inNamespace("route", "add", "default", "via", peerAddress)
-            try waitForCarrier()
+            try Self.run(["-n", peer, "link", "set", peerInterface, "up"])
+            try Self.run(["-n", inside, "link", "set", insideInterface, "up"])
+            try Self.run(["-n", inside, "route", "add", "default", "via", peerAddress])
+            try waitForCarrierBlocking()
         } catch {
             destroy()
             throw error
         }
     }
 
+    /// A new lab, made off the cooperative pool (see the type's note); the same arguments as `init`.
+    static func make(tag: String, withPeer: Bool = true, ipv6: Bool = false, insideInterfaceName: String? = nil)
+        async throws -> NamespaceLab {
+        try await runBlocking {
+            try NamespaceLab(tag: tag, withPeer: withPeer, ipv6: ipv6, insideInterfaceName: insideInterfaceName)
+        }
+    }
+
+    /// Waits, off the cooperative pool, until the inside veth has its carrier (``waitForCarrierBlocking()``).
+    func waitForCarrier() async throws {
+        try await runBlocking { try self.waitForCarrierBlocking() }
+    }
+
     /// Carrier reaches a new veth through the kernel's linkwatch, possibly a second later: scenarios
     /// start from a settled link.
-    func waitForCarrier() throws {
+    private func waitForCarrierBlocking() throws {
         let deadline = Date().addingTimeInterval(3)
         while true {
             let state = try Self.run(["netns", "exec", inside, "cat", "/sys/class/net/\(insideInterface)/operstate"])
@@ -97,16 +119,23 @@ final class NamespaceLab {
         _ = Self.liveTags.withLock { $0.remove(tag) }
     }
 
-    func inNamespace(_ arguments: String...) throws { try Self.run(["-n", inside] + arguments) }
+    /// Runs `ip -n <inside> <arguments>` off the cooperative pool.
+    func inNamespace(_ arguments: String...) async throws {
+        let command = ["-n", inside] + arguments
+        _ = try await runBlocking { try Self.run(command) }
+    }
 
-    func inPeer(_ arguments: String...) throws {
+    /// Runs `ip -n <peer> <arguments>` off the cooperative pool.
+    func inPeer(_ arguments: String...) async throws {
         guard let peer else { throw LabError.noPeer }
-        try Self.run(["-n", peer] + arguments)
+        let command = ["-n", peer] + arguments
+        _ = try await runBlocking { try Self.run(command) }
     }
 
     /// Packets the inside veth has transmitted, from its kernel counters.
-    func transmittedPackets() throws -> Int {
-        let text = try Self.run(["netns", "exec", inside, "cat", "/sys/class/net/\(insideInterface)/statistics/tx_packets"])
+    func transmittedPackets() async throws -> Int {
+        let command = ["netns", "exec", inside, "cat", "/sys/class/net/\(insideInterface)/statistics/tx_packets"]
+        let text = try await runBlocking { try Self.run(command) }
         guard let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw LabError.unreadable(text) }
         return count
     }
@@ -199,7 +228,9 @@ final class LineCollector: Sendable {
 }
 
 /// af-reachability-probe running in a namespace; collects its lines with arrival times.
-final class ReachabilityProbe {
+final class ReachabilityProbe: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a constant; the process and pipe are only used by
+    // the one test that started the probe, a step at a time, and the lines live in a Sendable collector.
     struct Status {
         let status: Int
         let interface: String
@@ -227,7 +258,12 @@ final class ReachabilityProbe {
     let pid: Int32
     let readyAt: ContinuousClock.Instant
 
-    init(namespace: String, targets: [String]) throws {
+    /// Starts the probe in `namespace` and waits, off the cooperative pool, until it is ready.
+    static func start(namespace: String, targets: [String]) async throws -> ReachabilityProbe {
+        try await runBlocking { try ReachabilityProbe(namespace: namespace, targets: targets) }
+    }
+
+    private init(namespace: String, targets: [String]) throws {
         // The probe is built next to the test bundle.
         let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let executable = directory.appendingPathComponent("af-reachability-probe").path

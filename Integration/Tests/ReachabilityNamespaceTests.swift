@@ -21,12 +21,12 @@ struct ReachabilityNamespaceTests {
     static let throughLinkwatch: Duration = .seconds(2)
 
     @Test func sharedRemoteAndPeerFollowLinksRoutesAndCarrierWithoutSendingOrPolling() async throws {
-        let lab = try NamespaceLab(tag: "r")
+        let lab = try await NamespaceLab.make(tag: "r")
         defer { lab.destroy() }
         let remote = "198.19.0.10"
-        let txBefore = try lab.transmittedPackets()
+        let txBefore = try await lab.transmittedPackets()
 
-        let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
+        let probe = try await ReachabilityProbe.start(namespace: lab.inside, targets: [
             "shared", "address=\(remote)", "address=\(lab.peerAddress)", "domain=localhost", "address=0.0.0.0",
         ])
         defer { probe.stop() }
@@ -49,35 +49,35 @@ struct ReachabilityNamespaceTests {
 
         // Our veth administratively down: everything unreachable within 1 s.
         var mark = ContinuousClock.now
-        try lab.inNamespace("link", "set", lab.insideInterface, "down")
+        try await lab.inNamespace("link", "set", lab.insideInterface, "down")
         for label in labels { #expect(try await probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark).status == notReachable) }
 
         // Up again: the peer's subnet route comes back with the link; the default route (removed by the
         // kernel with the link) comes back when re-added, as a DHCP client would.
         mark = .now
-        try lab.inNamespace("link", "set", lab.insideInterface, "up")
+        try await lab.inNamespace("link", "set", lab.insideInterface, "up")
         #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         mark = .now
-        try lab.inNamespace("route", "replace", "default", "via", lab.peerAddress)
+        try await lab.inNamespace("route", "replace", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
             #expect(try await probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // No default route: the remote address and any-route go unreachable; the peer stays reachable.
         mark = .now
-        try lab.inNamespace("route", "del", "default")
+        try await lab.inNamespace("route", "del", "default")
         for label in ["shared", "address=\(remote)"] {
             #expect(try await probe.waitForStatus(label, index: 3, within: Self.promptly, after: mark).status == notReachable)
         }
         mark = .now
-        try lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
+        try await lab.inNamespace("route", "add", "default", "via", lab.peerAddress)
         for label in ["shared", "address=\(remote)"] {
             #expect(try await probe.waitForStatus(label, index: 4, within: Self.promptly, after: mark).status == viaWiFi)
         }
 
         // The peer's end down: our veth loses carrier (routes stay, flagged linkdown): unreachable.
         mark = .now
-        try lab.inPeer("link", "set", lab.peerInterface, "down")
+        try await lab.inPeer("link", "set", lab.peerInterface, "down")
         #expect(try await probe.waitForStatus("shared", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         #expect(try await probe.waitForStatus("address=\(remote)", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 3, within: Self.throughLinkwatch, after: mark).status == notReachable)
@@ -85,7 +85,7 @@ struct ReachabilityNamespaceTests {
         // when the second arrives would see no change at all, and its history would end short).
         #expect(try await probe.waitForStatus("address=0.0.0.0", index: 5, within: Self.throughLinkwatch, after: mark).status == notReachable)
         mark = .now
-        try lab.inPeer("link", "set", lab.peerInterface, "up")
+        try await lab.inPeer("link", "set", lab.peerInterface, "up")
         #expect(try await probe.waitForStatus("shared", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         #expect(try await probe.waitForStatus("address=\(remote)", index: 6, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         #expect(try await probe.waitForStatus("address=\(lab.peerAddress)", index: 4, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
@@ -105,13 +105,13 @@ struct ReachabilityNamespaceTests {
         #expect(probe.deliveries("domain=localhost") == ["block 2", "notification 2"])
 
         // Decided from kernel state only: the veth sent nothing (IPv6, which would solicit routers, is off).
-        #expect(try lab.transmittedPackets() == txBefore)
+        #expect(try await lab.transmittedPackets() == txBefore)
     }
 
     @Test func loopbackOnlyNamespaceReachesOnlyItself() async throws {
-        let lab = try NamespaceLab(tag: "l", withPeer: false)
+        let lab = try await NamespaceLab.make(tag: "l", withPeer: false)
         defer { lab.destroy() }
-        let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
+        let probe = try await ReachabilityProbe.start(namespace: lab.inside, targets: [
             "shared", "address=198.19.0.10", "address=127.0.0.1", "domain=localhost", "domain=afr-no-such-host.invalid",
         ])
         defer { probe.stop() }
@@ -129,11 +129,11 @@ struct ReachabilityNamespaceTests {
 
         // Loopback itself down and up.
         var mark = ContinuousClock.now
-        try lab.inNamespace("link", "set", "lo", "down")
+        try await lab.inNamespace("link", "set", "lo", "down")
         #expect(try await probe.waitForStatus("address=127.0.0.1", index: 1, within: Self.promptly, after: mark).status == notReachable)
         #expect(try await probe.waitForStatus("domain=localhost", index: 1, within: Self.promptly, after: mark).status == notReachable)
         mark = .now
-        try lab.inNamespace("link", "set", "lo", "up")
+        try await lab.inNamespace("link", "set", "lo", "up")
         #expect(try await probe.waitForStatus("address=127.0.0.1", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
         #expect(try await probe.waitForStatus("domain=localhost", index: 2, within: Self.throughLinkwatch, after: mark).status == viaWiFi)
 
@@ -144,11 +144,11 @@ struct ReachabilityNamespaceTests {
     }
 
     @Test func anIPv6DefaultRouteIsAnyRouteToo() async throws {
-        let lab = try NamespaceLab(tag: "6", ipv6: true)
+        let lab = try await NamespaceLab.make(tag: "6", ipv6: true)
         defer { lab.destroy() }
-        try lab.inNamespace("route", "del", "default")
+        try await lab.inNamespace("route", "del", "default")
         let remote = "2001:2:0:ff::10"
-        let probe = try ReachabilityProbe(namespace: lab.inside, targets: [
+        let probe = try await ReachabilityProbe.start(namespace: lab.inside, targets: [
             "shared", "address=\(remote)", "address=\(lab.peerAddress6)", "address=::",
         ])
         defer { probe.stop() }
@@ -160,13 +160,13 @@ struct ReachabilityNamespaceTests {
         #expect(peer.status == viaWiFi && peer.interface == lab.insideInterface && peer.kind == "wiredEthernet")
 
         var mark = ContinuousClock.now
-        try lab.inNamespace("-6", "route", "add", "default", "via", lab.peerAddress6)
+        try await lab.inNamespace("-6", "route", "add", "default", "via", lab.peerAddress6)
         for label in ["shared", "address=\(remote)", "address=::"] {
             let status = try await probe.waitForStatus(label, index: 1, within: Self.promptly, after: mark)
             #expect(status.status == viaWiFi && status.interface == lab.insideInterface, "\(label)")
         }
         mark = .now
-        try lab.inNamespace("-6", "route", "del", "default")
+        try await lab.inNamespace("-6", "route", "del", "default")
         for label in ["shared", "address=\(remote)", "address=::"] {
             #expect(try await probe.waitForStatus(label, index: 2, within: Self.promptly, after: mark).status == notReachable, "\(label)")
         }
@@ -181,21 +181,21 @@ struct ReachabilityNamespaceTests {
         #expect(NamespaceLab.owner(ofNamespace: "afr4242-7a") == 4242)
         #expect(NamespaceLab.owner(ofNamespace: "afr42427a") == nil)
         #expect(NamespaceLab.owner(ofNamespace: "other4242-7a") == nil)
-        let first = try NamespaceLab(tag: "7")
+        let first = try await NamespaceLab.make(tag: "7")
         defer { first.destroy() }
-        #expect(throws: NamespaceLab.LabError.self) { try NamespaceLab(tag: "7") }
-        let second = try NamespaceLab(tag: "8", withPeer: false)
+        await #expect(throws: NamespaceLab.LabError.self) { try await NamespaceLab.make(tag: "7") }
+        let second = try await NamespaceLab.make(tag: "8", withPeer: false)
         defer { second.destroy() }
         let names = try NamespaceLab.run(["netns", "list"]).split(separator: "\n").map { String($0.split(separator: " ")[0]) }
         #expect(names.contains(first.inside) && names.contains(first.peer ?? "-") && names.contains(second.inside))
-        try first.waitForCarrier()
+        try await first.waitForCarrier()
     }
 
     @Test func aCellularNamedInterfaceReportsWWAN() async throws {
         // Modem drivers that set no DEVTYPE are recognised by name (wwan*, rmnet*, ccmni*).
-        let lab = try NamespaceLab(tag: "w", insideInterfaceName: "wwan\(getpid())")
+        let lab = try await NamespaceLab.make(tag: "w", insideInterfaceName: "wwan\(getpid())")
         defer { lab.destroy() }
-        let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["shared"])
+        let probe = try await ReachabilityProbe.start(namespace: lab.inside, targets: ["shared"])
         defer { probe.stop() }
         let first = try await probe.waitForStatus("shared", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(first.status == NetworkReachabilityStatus.reachableViaWWAN.rawValue)
@@ -204,14 +204,14 @@ struct ReachabilityNamespaceTests {
     }
 
     @Test func aDomainManagerResolvesAgainAfterANetworkChange() async throws {
-        let lab = try NamespaceLab(tag: "d")
+        let lab = try await NamespaceLab.make(tag: "d")
         defer { lab.destroy() }
         // `ip netns exec` bind-mounts /etc/netns/<name>/hosts over /etc/hosts inside the namespace.
         let hosts = try lab.namespaceEtcFile("hosts")
         try "127.0.0.1 localhost\n\(lab.peerAddress) afr-peer.test\n".write(toFile: hosts, atomically: false, encoding: .utf8)
-        try lab.inNamespace("route", "del", "default")
+        try await lab.inNamespace("route", "del", "default")
 
-        let probe = try ReachabilityProbe(namespace: lab.inside, targets: ["domain=afr-peer.test"])
+        let probe = try await ReachabilityProbe.start(namespace: lab.inside, targets: ["domain=afr-peer.test"])
         defer { probe.stop() }
         let first = try await probe.waitForStatus("domain=afr-peer.test", index: 0, within: Self.promptly, after: probe.readyAt)
         #expect(first.status == viaWiFi && first.interface == lab.insideInterface)
@@ -220,7 +220,7 @@ struct ReachabilityNamespaceTests {
         // resolve again (rewritten in place: the bind mount keeps the file's inode).
         try "127.0.0.1 localhost\n198.19.7.7 afr-peer.test\n".write(toFile: hosts, atomically: false, encoding: .utf8)
         let mark = ContinuousClock.now
-        try lab.inNamespace("address", "add", "198.18.250.1/32", "dev", "lo")
+        try await lab.inNamespace("address", "add", "198.18.250.1/32", "dev", "lo")
         #expect(try await probe.waitForStatus("domain=afr-peer.test", index: 1, within: Self.promptly, after: mark).status == notReachable)
     }
 }
