@@ -1,5 +1,5 @@
 // AFNetworking's activity-indicator tests against httpbin: the indicator goes on, then off, for a
-// request that succeeds (/delay/1) and for one that fails (a timeout), driven by Core's real task
+// request that succeeds (/delay/3) and for one that fails (a timeout), driven by Core's real task
 // notifications and by its task event stream.
 import AFNetworking
 import AFTestHarness
@@ -13,10 +13,12 @@ struct ActivityIndicatorIntegrationTests {
         let servers = try await IntegrationServers.shared()
         let marker = UUID().uuidString
         let harness = IndicatorUnderTest(relayingTasksWhoseQueryContains: marker)
-        harness.manager.activationDelay = 0.25 // shorter than /delay/1, with margin for a loaded machine
-
+        harness.manager.activationDelay = 0.25
+        // Three seconds: at the start of the integration suite the cooperative pool's two threads run
+        // some forty suites' work, and the activation timer's callback waited up to about four seconds
+        // behind it; a request that ends first rightly never shows the indicator.
         let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
-        _ = try await session.get("/delay/1?activity=\(marker)")
+        _ = try await session.get("/delay/3?activity=\(marker)")
         try await harness.waitForCalls(2)
 
         #expect(harness.calls == [true, false], "relayed: \(harness.relayed)\n\(servers.logTail(of: .httpbin))")
@@ -32,13 +34,13 @@ struct ActivityIndicatorIntegrationTests {
         harness.manager.completionDelay = 0.0
 
         // The indicator shows only activity that outlasts activationDelay (AF's rule), so the failure
-        // comes late enough on a loaded machine: a timeout at 1.5 s (a fast 404 could end before the
-        // activation timer ran, and the indicator rightly never showed).
+        // comes late enough on a loaded machine: a timeout at 3 s (a fast 404 could end before the
+        // activation timer ran, and the indicator rightly never showed; see the test above for why 3 s).
         let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = 1.5
+        configuration.timeoutIntervalForRequest = 3
         let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL, sessionConfiguration: configuration)
         await #expect(throws: (any Error).self) {
-            _ = try await session.get("/delay/4?activity=\(marker)")
+            _ = try await session.get("/delay/6?activity=\(marker)")
         }
         try await harness.waitForCalls(2)
 
@@ -61,8 +63,11 @@ struct ActivityIndicatorIntegrationTests {
         let observing = Task { await manager.observeTaskEvents(events) }
         defer { observing.cancel() }
 
-        async let first = session.get("/delay/1")
-        try await Task.sleep(for: .milliseconds(300))
+        // The second request starts once the first has shown the indicator, so the two overlap while
+        // it shows however late the activation timer runs on a busy pool (see the first test).
+        async let first = session.get("/delay/4")
+        try await recorder.waitForCalls(1)
+        #expect(recorder.calls == [true])
         async let second = session.get("/delay/1")
         _ = try await (first, second)
         try await recorder.waitForCalls(2)

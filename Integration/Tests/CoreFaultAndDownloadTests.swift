@@ -156,7 +156,7 @@ struct CoreDownloadTests {
         let manager = coreManager()
         let name = "core-resume-\(UUID().uuidString).bin"
         let served = servers.files.root.appendingPathComponent("files/\(name)")
-        let original = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let original = patternedData(count: 8 << 20) { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         try original.write(to: served)
         defer { try? FileManager.default.removeItem(at: served) }
         let url = servers.nginx.httpURL("/files/\(name)")

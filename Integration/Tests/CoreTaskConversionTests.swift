@@ -111,7 +111,7 @@ struct CoreTaskConversionTests {
     private func servedFile(_ servers: IntegrationServers, byteCount: Int) throws -> (url: URL, local: URL, data: Data) {
         let name = "conversion-\(UUID().uuidString).bin"
         let local = servers.files.root.appendingPathComponent("files/\(name)")
-        let data = Data((0..<byteCount).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ ($0 >> 8)) })
+        let data = patternedData(count: byteCount) { UInt8(truncatingIfNeeded: $0 &* 131 &+ ($0 >> 8)) }
         try data.write(to: local)
         return (servers.nginx.httpURL("/files/\(name)"), local, data)
     }

@@ -158,7 +158,7 @@ struct OperationTests {
         let servers = try await IntegrationServers.shared()
         let name = "operation-changed-\(UUID().uuidString).bin"
         let served = servers.files.root.appendingPathComponent("files/\(name)")
-        let first = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
+        let first = patternedData(count: 8 << 20) { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
         try first.write(to: served)
         defer { try? FileManager.default.removeItem(at: served) }
         // A different size gives nginx's ETag (mtime-size) a new value even within the same second.
@@ -179,7 +179,7 @@ struct OperationTests {
         let servers = try await IntegrationServers.shared()
         let name = "operation-whole-\(UUID().uuidString).bin"
         let served = servers.files.root.appendingPathComponent("files/\(name)")
-        let contents = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        let contents = patternedData(count: 256 << 10) { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         try contents.write(to: served)
         defer { try? FileManager.default.removeItem(at: served) }
         let made = operation(servers.nginx.httpURL("/files/\(name)"))
