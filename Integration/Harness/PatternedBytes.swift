@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Filled in place: `Data((0..<count).map(byte))` runs the generic range and map code unoptimized in
 /// debug builds, about 1.7 s of CPU for 8 MiB, and a test does that on one of the cooperative pool's
-/// two threads here, stalling every other test's awaits and timers while it runs (an activity
-/// indicator's 0.25 s timer fired after a one-second request had ended). This takes about 0.1 s.
+/// two threads here, so every other test's jobs (awaits, timer callbacks) queue behind it while it runs.
+/// This takes about 0.1 s.
 public func patternedData(count: Int, byte: (Int) -> UInt8) -> Data {
     var data = Data(count: count)
     data.withUnsafeMutableBytes { raw in

@@ -14,9 +14,10 @@ struct ActivityIndicatorIntegrationTests {
         let marker = UUID().uuidString
         let harness = IndicatorUnderTest(relayingTasksWhoseQueryContains: marker)
         harness.manager.activationDelay = 0.25
-        // Three seconds: at the start of the integration suite the cooperative pool's two threads run
-        // some forty suites' work, and the activation timer's callback waited up to about four seconds
-        // behind it; a request that ends first rightly never shows the indicator.
+        // Three seconds: at the start of the integration suite the pool's two threads run some forty
+        // suites' work, and a 10 ms sleep measured there woke up to about four seconds late; the
+        // activation timer's callback queues on the same threads, and a request that ends before it
+        // runs rightly never shows the indicator.
         let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
         _ = try await session.get("/delay/3?activity=\(marker)")
         try await harness.waitForCalls(2)

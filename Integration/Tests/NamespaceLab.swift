@@ -17,7 +17,7 @@ import Testing
 /// a second), so the async API (``make(tag:withPeer:ipv6:insideInterfaceName:)``, ``inNamespace(_:)``,
 /// ``waitForCarrier()``...) does that on a thread of its own: the tests run on the cooperative pool (a
 /// thread per core), and two suites blocking it for a second at once stalled every other test's awaits
-/// (an activity indicator's event stream missed a whole one-second request).
+/// (a 10 ms sleep beside them woke up to 1.06 s late).
 final class NamespaceLab: @unchecked Sendable {
     // @unchecked Sendable: a lab belongs to one test, which calls it one step at a time (each async
     // step is awaited before the next); its one mutable array is only touched by those steps.
