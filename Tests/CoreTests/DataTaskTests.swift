@@ -216,6 +216,21 @@ struct DataTaskTests {
         #expect(queueName == "main")
     }
 
+    @Test func serializationRunsOnTheProcessingQueueNotTheCompletionQueue() async {
+        let key = DispatchSpecificKey<String>()
+        let completionQueue = DispatchQueue(label: "core.tests.serialization-site")
+        completionQueue.setSpecific(key: key, value: "completion")
+        let manager = makeManager()
+        manager.completionQueue = completionQueue
+        manager.processingQueue.setSpecific(key: key, value: "processing")
+        // As AFNetworking: off the completion queue (often the main one), on the processing queue.
+        let sites = Protected<[String]>([])
+        manager.responseSerializer = QueueRecordingSerializer(key: key, sites: sites)
+        let custom = await complete(manager, URLRequest(url: sharedServer.url("/bytes/3")))
+        #expect(sites.withLock { $0 } == ["processing"])
+        #expect(custom.object as? Data == LoopbackServer.pattern(3))
+    }
+
     @Test func completionRunsInsideTheCompletionGroup() async {
         let manager = makeManager()
         let group = DispatchGroup()
@@ -287,4 +302,17 @@ struct DataTaskTests {
 struct UserInfoBox: @unchecked Sendable {
     // @unchecked Sendable: test-only; written once by the observer, read after.
     let value: [String: Any]
+}
+
+/// A serializer that records the name the queue it ran on carries under `key` ("elsewhere" for none), and
+/// passes the body through.
+private struct QueueRecordingSerializer: ResponseSerializing {
+    let key: DispatchSpecificKey<String>
+    let sites: Protected<[String]>
+
+    func responseObject(for response: URLResponse?, data: Data?) -> SerializedResponse {
+        let site = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
+        sites.withLock { $0.append(site) }
+        return SerializedResponse(object: data)
+    }
 }
