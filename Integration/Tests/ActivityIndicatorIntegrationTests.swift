@@ -1,28 +1,31 @@
-// AFNetworking's activity-indicator tests against httpbin: the indicator goes on, then off, for a
-// request that succeeds (/delay/3) and for one that fails (a timeout), driven by Core's real task
-// notifications and by its task event stream.
+// AFNetworking's activity-indicator tests (which used httpbin's /delay) against the fault server: the
+// indicator goes on, then off, for a request that succeeds and for one that fails, driven by Core's real
+// task notifications and by its task event stream. Each request is held by the server until the test
+// has seen the indicator show (/hostile/hold, /hostile/release), so no step depends on how soon the
+// activation timer runs on a loaded machine: a request that ended before the timer ran would rightly
+// never show the indicator (AF's rule: only activity that outlasts the delay).
 import AFNetworking
 import AFTestHarness
 import Foundation
 import Synchronization
 import Testing
 
-@Suite("Activity indicator against httpbin")
+@Suite("Activity indicator against the fault server")
 struct ActivityIndicatorIntegrationTests {
     @Test func indicatorTurnsOnThenOffForARequestThatSucceeds() async throws {
         let servers = try await IntegrationServers.shared()
         let marker = UUID().uuidString
-        let harness = IndicatorUnderTest(relayingTasksWhoseQueryContains: marker)
+        let harness = IndicatorUnderTest(relayingTheHeldRequestOf: marker)
         harness.manager.activationDelay = 0.25
-        // Three seconds: at the start of the integration suite the pool's two threads run some forty
-        // suites' work, and a 10 ms sleep measured there woke up to about four seconds late; the
-        // activation timer's callback queues on the same threads, and a request that ends before it
-        // runs rightly never shows the indicator.
-        let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
-        _ = try await session.get("/delay/3?activity=\(marker)")
+        let session = HTTPSessionManager(baseURL: servers.faultServer.baseURL)
+        async let held = session.get("/hostile/hold?key=\(marker)")
+        try await harness.waitForCalls(1)
+        #expect(harness.calls == [true], "relayed: \(harness.relayed)")
+        try await release(marker, servers)
+        _ = try await held
         try await harness.waitForCalls(2)
 
-        #expect(harness.calls == [true, false], "relayed: \(harness.relayed)\n\(servers.logTail(of: .httpbin))")
+        #expect(harness.calls == [true, false], "relayed: \(harness.relayed)")
         #expect(harness.manager.activityCount == 0)
         #expect(harness.manager.currentState == .notActive)
     }
@@ -30,22 +33,19 @@ struct ActivityIndicatorIntegrationTests {
     @Test func indicatorTurnsOnThenOffForARequestThatFails() async throws {
         let servers = try await IntegrationServers.shared()
         let marker = UUID().uuidString
-        let harness = IndicatorUnderTest(relayingTasksWhoseQueryContains: marker)
+        let harness = IndicatorUnderTest(relayingTheHeldRequestOf: marker)
         harness.manager.activationDelay = 0.1
         harness.manager.completionDelay = 0.0
-
-        // The indicator shows only activity that outlasts activationDelay (AF's rule), so the failure
-        // comes late enough on a loaded machine: a timeout at 3 s (a fast 404 could end before the
-        // activation timer ran, and the indicator rightly never showed; see the test above for why 3 s).
-        let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = 3
-        let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL, sessionConfiguration: configuration)
-        await #expect(throws: (any Error).self) {
-            _ = try await session.get("/delay/6?activity=\(marker)")
-        }
+        let session = HTTPSessionManager(baseURL: servers.faultServer.baseURL)
+        let held = Task { try await session.get("/hostile/hold?key=\(marker)") }
+        try await harness.waitForCalls(1)
+        #expect(harness.calls == [true], "relayed: \(harness.relayed)")
+        // The server closes the held connection without an answer: the request fails.
+        try await release(marker, servers, abort: true)
+        await #expect(throws: (any Error).self) { _ = try await held.value }
         try await harness.waitForCalls(2)
 
-        #expect(harness.calls == [true, false], "relayed: \(harness.relayed)\n\(servers.logTail(of: .httpbin))")
+        #expect(harness.calls == [true, false], "relayed: \(harness.relayed)")
         #expect(harness.manager.activityCount == 0)
     }
 
@@ -59,40 +59,66 @@ struct ActivityIndicatorIntegrationTests {
         manager.activationDelay = 0.25
         manager.networkActivityActionBlock = { recorder.record($0) }
 
-        let session = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
+        let session = HTTPSessionManager(baseURL: servers.faultServer.baseURL)
         let events = session.taskEvents() // subscribed now, before the first request
         let observing = Task { await manager.observeTaskEvents(events) }
         defer { observing.cancel() }
 
-        // The second request starts once the first has shown the indicator, so the two overlap while
-        // it shows however late the activation timer runs on a busy pool (see the first test).
-        async let first = session.get("/delay/4")
+        // The second request starts once the first has shown the indicator; the first is released once
+        // the second is held too, and the second after the first has ended: they overlap throughout.
+        let (first, second) = (UUID().uuidString, UUID().uuidString)
+        async let firstDone = session.get("/hostile/hold?key=\(first)")
         try await recorder.waitForCalls(1)
         #expect(recorder.calls == [true])
-        async let second = session.get("/delay/1")
-        _ = try await (first, second)
+        async let secondDone = session.get("/hostile/hold?key=\(second)")
+        try await waitUntilHeld(second, servers)
+        try await release(first, servers)
+        _ = try await firstDone
+        try await release(second, servers)
+        _ = try await secondDone
         try await recorder.waitForCalls(2)
         try await Task.sleep(for: .milliseconds(300)) // a second show or hide would arrive by now
 
-        #expect(recorder.calls == [true, false], "\(servers.logTail(of: .httpbin))")
+        #expect(recorder.calls == [true, false])
         #expect(manager.activityCount == 0)
     }
 }
 
+/// Releases the fault server's hold on `key` once a request is held there (closing its connection
+/// unanswered with `abort`).
+private func release(_ key: String, _ servers: IntegrationServers, abort: Bool = false) async throws {
+    try await waitUntilHeld(key, servers)
+    let url = hostileURL(servers.faultServer.baseURL, "/hostile/release", abort ? ["key": key, "abort": "1"] : ["key": key])
+    _ = try await coreManager().session.data(for: URLRequest(url: url))
+}
+
+/// Waits until the fault server holds a request for `key`; throws after 15 s.
+private func waitUntilHeld(_ key: String, _ servers: IntegrationServers) async throws {
+    let url = hostileURL(servers.faultServer.baseURL, "/hostile/holding", ["key": key])
+    let deadline = ContinuousClock.now + .seconds(15)
+    while ContinuousClock.now < deadline {
+        let (data, _) = try await coreManager().session.data(for: URLRequest(url: url))
+        if String(decoding: data, as: UTF8.self) == "true" { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no request was held for \(key) within 15 s"])
+}
+
 /// A manager on a private notification center, fed with the task notifications Core posts on the
-/// default center for this test's requests only (other tests run requests concurrently).
+/// default center for this test's held request only (other tests run requests concurrently).
 private final class IndicatorUnderTest: Sendable {
     let manager: NetworkActivityIndicatorManager
     private let recorder = CallRecorder()
     private let relay: NotificationRelay
 
-    init(relayingTasksWhoseQueryContains marker: String) {
+    init(relayingTheHeldRequestOf marker: String) {
         let center = NotificationCenter()
         manager = NetworkActivityIndicatorManager(notificationCenter: center, actionQueue: recorder.queue)
         manager.isEnabled = true
         manager.networkActivityActionBlock = { [recorder] in recorder.record($0) }
+        // The held request only: the release that names the same key is a task too.
         relay = NotificationRelay(to: center) { task in
-            task.originalRequest?.url?.query?.contains(marker) == true
+            task.originalRequest?.url?.path == "/hostile/hold" && task.originalRequest?.url?.query?.contains(marker) == true
         }
     }
 

@@ -36,6 +36,12 @@ reachable from several origins and over TLS):
                                  curl/curl#11101). Only direct: nginx refuses to pass it on
     /hostile/bad-version         a status line naming HTTP/1.7
     /hostile/slow?delay=S        200 "slow" after S seconds (a busy connection beside fast requests)
+    /hostile/hold?key=K          held until /hostile/release?key=K comes (at most 60 s), then 200 {"released": true}
+                                 ({"released": false} after 60 s);
+                                 the connection closed with no response instead when the release says abort=1
+    /hostile/release?key=K[&abort=1]   releases K's hold (one that has not arrived yet is released on arrival);
+                                 200 {"waiting": whether a request was held}
+    /hostile/holding?key=K       200 "true" while a request is held for K, else "false"
     /hostile/slow-sink?rate=B    reads a POST or PUT body at B bytes a second, then answers {"bytes": N}
     /hostile/mutated?seed=N[&kind=K]   one of eight realistic responses (a cacheable 200 with dates, a 503
                                  with Retry-After, a redirect, a gzip-compressed chunked body, a 401, a 206,
@@ -58,6 +64,9 @@ DROP_PROMISED = 100_000
 # Requests per key seen by /hostile/flaky (the retry tests count attempts with it).
 FLAKY_COUNTS = {}
 DROP_SENT = 40_000
+# /hostile/hold's requests by key: the event its release sets, and whether that release aborts.
+HOLDS = {}
+HOLD_LIMIT_SECONDS = 60
 READ_CHUNK = 256 * 1024
 
 
@@ -206,6 +215,24 @@ async def hostile(path, query, method, headers, reader, writer, lines):
     elif path == "/hostile/slow":
         await asyncio.sleep(float(arg("delay", "5")))
         writer.write(response_head(200, "OK", [("Content-Length", "4")]) + b"slow")
+    elif path == "/hostile/hold":
+        hold = HOLDS.setdefault(arg("key", ""), {"event": asyncio.Event(), "abort": False, "waiting": False})
+        hold["waiting"] = True
+        try:
+            await asyncio.wait_for(hold["event"].wait(), HOLD_LIMIT_SECONDS)
+        except asyncio.TimeoutError:
+            pass
+        HOLDS.pop(arg("key", ""), None)
+        if not hold["abort"]:
+            await send_json(writer, 200, "OK", {"released": hold["event"].is_set()})
+    elif path == "/hostile/holding":
+        body = b"true" if HOLDS.get(arg("key", ""), {}).get("waiting") else b"false"
+        writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
+    elif path == "/hostile/release":
+        hold = HOLDS.setdefault(arg("key", ""), {"event": asyncio.Event(), "abort": False, "waiting": False})
+        hold["abort"] = arg("abort") == "1"
+        hold["event"].set()
+        await send_json(writer, 200, "OK", {"waiting": hold["waiting"]})
     elif path == "/hostile/mutated":
         writer.write(mutated_response(int(arg("seed", "0")), arg("kind")))
     elif path == "/hostile/many-headers":
