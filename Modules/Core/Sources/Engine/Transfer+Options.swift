@@ -57,8 +57,8 @@ extension Transfer {
             curl_easy_reset(handle)
             handleState = .dirty
         }
-        requestURLCString = (socketRoute?.curlURL ?? url.absoluteString).utf8CString
-        _ = requestURLCString.withUnsafeBufferPointer { afc_easy_setopt_string(handle, CURLOPT_URL, $0.baseAddress) }
+        requestURLString = socketRoute?.curlURL ?? url.absoluteString
+        _ = requestURLString.withCString { afc_easy_setopt_string(handle, CURLOPT_URL, $0) }
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)

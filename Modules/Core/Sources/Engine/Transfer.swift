@@ -84,9 +84,9 @@ final class Transfer {
     var peerChain: [Data]?
     /// The TLS settings the attempt was configured with (nil for http).
     var attemptTLS: TLSOptions?
-    /// The URL given to libcurl, as the C string it was given (made once per attempt), to recognise an
-    /// unchanged effective URL without parsing it.
-    var requestURLCString: ContiguousArray<CChar> = [0]
+    /// The URL given to libcurl (which copies it), to recognise an unchanged effective URL without
+    /// parsing it. Kept as the String: a native String hands out its NUL-terminated bytes without a copy.
+    var requestURLString = ""
 
     // Body sinks
     var body = Data()
@@ -233,7 +233,7 @@ final class Transfer {
         afc_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         guard var url = requestURL else { return false }
         var moved = false
-        if let effective, requestURLCString.withUnsafeBufferPointer({ strcmp(effective, $0.baseAddress!) }) != 0,
+        if let effective, requestURLString.withCString({ strcmp(effective, $0) }) != 0,
            let effectiveURL = URL(string: String(cString: effective)) {
             url = effectiveURL
             moved = true

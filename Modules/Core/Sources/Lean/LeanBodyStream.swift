@@ -64,8 +64,8 @@ final class LeanBodyStream: Sendable {
         var peakQueueSlots = 0
         var finished = false
         var failure: (any Error)?
-        var head: CheckedContinuation<ResponseHead, any Error>?
-        var consumer: CheckedContinuation<Data?, any Error>?
+        var head: LeanContinuation<ResponseHead>?
+        var consumer: LeanContinuation<Data?>?
         /// The transfer's task, to resume and cancel it; nil once finished (the task holds this stream
         /// through its delivery: letting go of it then breaks the cycle).
         var task: SessionTask?
@@ -141,7 +141,7 @@ final class LeanBodyStream: Sendable {
     /// has taken half the buffer (the same bytes are offered again then).
     func offer(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let highWater = self.highWater
-        let outcome = state.withLock { state -> (accepted: Bool, waiting: CheckedContinuation<Data?, any Error>?, chunk: Data?) in
+        let outcome = state.withLock { state -> (accepted: Bool, waiting: LeanContinuation<Data?>?, chunk: Data?) in
             if state.bufferedBytes >= highWater && state.consumer == nil {
                 state.producerPaused = true
                 state.pauses += 1
@@ -216,7 +216,7 @@ final class LeanBodyStream: Sendable {
 
     /// The response head, once it arrived; throws when the transfer failed before it.
     func response() async throws -> ResponseHead {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withLeanContinuation { continuation in
             enum Answer { case response(ResponseHead), failure(any Error), wait }
             let answer = state.withLock { state -> Answer in
                 if let headResponse = state.headResponse { return .response(headResponse) }
@@ -247,7 +247,7 @@ final class LeanBodyStream: Sendable {
             if let ready { return try ready.get() }
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+            try await withLeanContinuation { (continuation: LeanContinuation<Data?>) in
                 let (ready, resumed) = state.withLock { state -> (Result<Data?, any Error>?, SessionTask?) in
                     let taken = state.takeReady(highWater: highWater)
                     if taken.ready != nil { return taken }

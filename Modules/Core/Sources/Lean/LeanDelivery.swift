@@ -14,7 +14,7 @@ final class LeanDelivery: Sendable {
 
     private enum Caller {
         case waiting
-        case awaiting(CheckedContinuation<LeanSession.Outcome, any Error>)
+        case awaiting(LeanContinuation<LeanSession.Outcome>)
         /// Ended before the caller awaited: held until it does (then let go of, as the outcome holds the
         /// task, which holds this delivery).
         case ended(Result<LeanSession.Outcome, any Error>)
@@ -41,7 +41,7 @@ final class LeanDelivery: Sendable {
         }
         let result: Result<LeanSession.Outcome, any Error> = outcome.error.map { .failure($0) }
             ?? .success(LeanSession.Outcome(task: task, data: outcome.data, temporaryFile: outcome.temporaryFile))
-        let awaiting = caller?.withLock { state -> CheckedContinuation<LeanSession.Outcome, any Error>? in
+        let awaiting = caller?.withLock { state -> LeanContinuation<LeanSession.Outcome>? in
             guard case .awaiting(let continuation) = state else {
                 if case .waiting = state { state = .ended(result) }  // a second end is not kept
                 return nil
@@ -53,7 +53,7 @@ final class LeanDelivery: Sendable {
     }
 
     /// Resumes `continuation` with the outcome once the task ended (at once when it has).
-    func deliver(to continuation: CheckedContinuation<LeanSession.Outcome, any Error>) {
+    func deliver(to continuation: LeanContinuation<LeanSession.Outcome>) {
         let ended = caller?.withLock { state -> Result<LeanSession.Outcome, any Error>? in
             guard case .ended(let result) = state else {
                 state = .awaiting(continuation)

@@ -140,7 +140,7 @@ public struct LeanSession: Sendable {
         // The task exists before the caller can be cancelled: cancelling it (even before it started) ends it,
         // and its end reaches the continuation whichever comes first.
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withLeanContinuation { continuation in
                 delivery.deliver(to: continuation)
                 task.resume()
             }
