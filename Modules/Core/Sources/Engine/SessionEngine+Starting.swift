@@ -116,11 +116,7 @@ extension SessionEngine {
                 reader.wakeWhenReady { [weak self] in self?.sendBodyReady(task) }
             }
         }
-        transfer.onBecomeDownload = { [unowned self] transfer, dataTask in
-            transfersByTask[ObjectIdentifier(dataTask)] = nil
-            transfersByTask[ObjectIdentifier(transfer.task)] = transfer
-            admission.transfer(from: dataTask, to: transfer.task)
-        }
+        transfer.onBecomeDownload = transferBecameDownload
         if case .revalidate(let stored, let conditional)? = task.updateStorage({ $0.cachePlan }) {
             for header in conditional { transfer.request.setValue(header.value, forHTTPHeaderField: header.name) }
             transfer.cacheRevalidation = stored

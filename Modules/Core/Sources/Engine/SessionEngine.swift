@@ -85,6 +85,13 @@ final class SessionEngine: @unchecked Sendable {
     var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
     var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
     var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
+    /// What a transfer whose data task became a download tells the engine: one closure for all of them
+    /// (a closure made per transfer was an allocation per request).
+    private(set) lazy var transferBecameDownload: (Transfer, SessionTask) -> Void = { [unowned self] transfer, dataTask in
+        transfersByTask[ObjectIdentifier(dataTask)] = nil
+        transfersByTask[ObjectIdentifier(transfer.task)] = transfer
+        admission.transfer(from: dataTask, to: transfer.task)
+    }
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
