@@ -4,66 +4,61 @@ import FoundationNetworking
 #endif
 
 /// Where a lean task's end goes: its streamed body (``LeanBodyStream``), or the caller awaiting the
-/// outcome. The engine thread calls ``finish(_:_:)`` once; the caller hands over its continuation with
-/// ``deliver(to:)``, before or after that (a task cancelled before it started ends first).
-final class LeanDelivery: Sendable {
-    /// Where a streamed body goes (``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)``); nil: the body is collected.
-    let stream: LeanBodyStream?
-    /// The awaiting caller's side (nil for a streamed body, whose stream wakes its reader).
-    private let caller: Protected<Caller>?
+/// outcome, whose side lives in the task's storage (``LeanCaller``: no object or lock of its own per
+/// request). The engine thread calls ``finish(_:_:)`` once; the caller hands over its continuation with
+/// ``deliver(_:to:)``, before or after that (a task cancelled before it started ends first).
+enum LeanDelivery: Sendable {
+    /// The caller awaits the outcome, the body collected (``LeanSession/perform(_:source:download:)``).
+    case caller
+    /// The body goes to a stream (``LeanSession/bytes(for:bufferSize:)->(_,HTTPURLResponse)``).
+    case stream(LeanBodyStream)
 
-    private enum Caller {
-        case waiting
-        case awaiting(LeanContinuation<LeanSession.Outcome>)
-        /// Ended before the caller awaited: held until it does (then let go of, as the outcome holds the
-        /// task, which holds this delivery).
-        case ended(Result<LeanSession.Outcome, any Error>)
-        case delivered
-    }
-
-    /// A delivery to a streamed body.
-    init(stream: LeanBodyStream) {
-        self.stream = stream
-        caller = nil
-    }
-
-    /// A delivery to a caller that awaits the outcome (``deliver(to:)``).
-    init() {
-        stream = nil
-        caller = Protected(.waiting)
+    /// Where a streamed body goes; nil: the body is collected.
+    var stream: LeanBodyStream? {
+        if case .stream(let stream) = self { stream } else { nil }
     }
 
     /// The task ended (engine thread, or the caller's when it never started).
     func finish(_ task: SessionTask, _ outcome: TransferOutcome) {
-        if let stream {
+        if case .stream(let stream) = self {
             stream.finish(task, error: outcome.error)
             return
         }
         let result: Result<LeanSession.Outcome, any Error> = outcome.error.map { .failure($0) }
             ?? .success(LeanSession.Outcome(task: task, data: outcome.data, temporaryFile: outcome.temporaryFile))
-        let awaiting = caller?.withLock { state -> LeanContinuation<LeanSession.Outcome>? in
-            guard case .awaiting(let continuation) = state else {
-                if case .waiting = state { state = .ended(result) }  // a second end is not kept
+        let awaiting = task.updateStorage { state -> LeanContinuation<LeanSession.Outcome>? in
+            guard case .awaiting(let continuation) = state.leanCaller else {
+                if case .waiting = state.leanCaller { state.leanCaller = .ended(result) }  // a second end is not kept
                 return nil
             }
-            state = .delivered
+            state.leanCaller = .delivered
             return continuation
         }
         awaiting?.resume(with: result)
     }
 
-    /// Resumes `continuation` with the outcome once the task ended (at once when it has).
-    func deliver(to continuation: LeanContinuation<LeanSession.Outcome>) {
-        let ended = caller?.withLock { state -> Result<LeanSession.Outcome, any Error>? in
-            guard case .ended(let result) = state else {
-                state = .awaiting(continuation)
+    /// Resumes `continuation` with `task`'s outcome once the task ended (at once when it has).
+    static func deliver(_ task: SessionTask, to continuation: LeanContinuation<LeanSession.Outcome>) {
+        let ended = task.updateStorage { state -> Result<LeanSession.Outcome, any Error>? in
+            guard case .ended(let result) = state.leanCaller else {
+                state.leanCaller = .awaiting(continuation)
                 return nil
             }
-            state = .delivered
+            state.leanCaller = .delivered
             return result
         }
         if let ended { continuation.resume(with: ended) }
     }
+}
+
+/// The awaiting caller's side of a lean task whose body is collected (``TaskStorage/leanCaller``).
+enum LeanCaller: Sendable {
+    case waiting
+    case awaiting(LeanContinuation<LeanSession.Outcome>)
+    /// Ended before the caller awaited: held until it does (then let go of, as the outcome holds the
+    /// task, which holds this state).
+    case ended(Result<LeanSession.Outcome, any Error>)
+    case delivered
 }
 
 /// Runs lean tasks on a manager's engine without registering them: no delegate, no notification, no

@@ -100,10 +100,9 @@ public struct LeanSession: Sendable {
         -> (LeanResponseBody, ResponseHead) {
         let stream = LeanBodyStream(bufferSize: bufferSize)
         let consumer = LeanBodyConsumer(stream)
-        let delivery = LeanDelivery(stream: stream)
         let kind: SessionTask.Type = source != nil ? SessionUploadTask.self : SessionDataTask.self
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: source,
-                                    controller: manager.leanController, delivery: delivery)
+                                    controller: manager.leanController, delivery: .stream(stream))
         stream.attach(task)
         task.resume()
         let head = try await withTaskCancellationHandler {
@@ -132,16 +131,15 @@ public struct LeanSession: Sendable {
     }
 
     func perform(_ request: LeanRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
-        let delivery = LeanDelivery()
         let kind: SessionTask.Type = download ? SessionDownloadTask.self
             : source != nil ? SessionUploadTask.self : SessionDataTask.self
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: download ? nil : source,
-                                    controller: manager.leanController, delivery: delivery)
+                                    controller: manager.leanController, delivery: .caller)
         // The task exists before the caller can be cancelled: cancelling it (even before it started) ends it,
         // and its end reaches the continuation whichever comes first.
         return try await withTaskCancellationHandler {
             try await withLeanContinuation { continuation in
-                delivery.deliver(to: continuation)
+                LeanDelivery.deliver(task, to: continuation)
                 task.resume()
             }
         } onCancel: {

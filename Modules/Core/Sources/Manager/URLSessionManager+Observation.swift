@@ -11,7 +11,7 @@ extension URLSessionManager {
     func beginObservation(of task: SessionTask, by observer: any RequestObserver) {
         let attempt = ObservedAttempt(taskIdentifier: task.taskIdentifier,
                                       context: task.updateStorage { $0.observationContext },
-                                      request: { [task] in task.currentRequest.flatMap(Self.observed) })
+                                      request: { [task] in task.currentRequest.flatMap(URLSessionManager.observed) })
         guard let observation = observer.attemptWillStart(attempt) else { return }
         let added = observation.addedHeaderFields
         // Only added fields change the request: otherwise a task made from an HTTPRequest keeps sending

@@ -51,4 +51,6 @@ struct TaskStorage: Sendable {
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).
     var predecessor: SessionDataTask?
+    /// A lean task's awaiting caller (``LeanDelivery/caller``).
+    var leanCaller = LeanCaller.waiting
 }
