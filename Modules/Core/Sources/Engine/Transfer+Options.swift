@@ -253,16 +253,11 @@ extension Transfer {
     private func configureHeaders(_ sent: AttemptRequest) {
         let url = sent.url
         let fieldNames = sent.fieldNames
-        var list: UnsafeMutablePointer<curl_slist>?
-        // "Name;" sends an empty value; "Name:" would remove the header.
-        for line in sent.lines?.lines ?? [] {
-            list = curl_slist_append(list, line.value.isEmpty ? "\(line.name);" : "\(line.name): \(line.value)")
-        }
-        for (name, value) in sent.fields {
-            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
+        var headers = HeaderListBuilder()
+        for line in sent.lines?.lines ?? [] { headers.addField(name: line.name, value: line.value) }
+        for (name, value) in sent.fields { headers.addField(name: name, value: value) }
         for header in settings.additionalHeaders where !fieldNames.contains(header.name.lowercased()) {
-            list = curl_slist_append(list, "\(header.name): \(header.value)")
+            headers.addLine(header.name, ": ", header.value)
         }
         func isSent(_ lowered: String) -> Bool {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
@@ -270,21 +265,21 @@ extension Transfer {
         if let storage = settings.cookies.storageSending(handlesCookies: sent.handlesCookies), !isSent("cookie"),
            let cookies = storage.cookies(for: url), !cookies.isEmpty,
            let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
-            list = curl_slist_append(list, "Cookie: \(cookieHeader)")
+            headers.addLine("Cookie: ", cookieHeader)
         }
         if let resume = task.resumeState, machine.resumeOffset > 0, !isSent("range") {
-            list = curl_slist_append(list, "Range: bytes=\(machine.resumeOffset)-")
-            list = curl_slist_append(list, "If-Range: \(resume.validator)")
+            headers.addLine("Range: bytes=\(machine.resumeOffset)-")
+            headers.addLine("If-Range: ", resume.validator)
         }
-        if list == nil {
+        guard headers.list != nil else {
             // Most requests: only libcurl's own "Expect: 100-continue" to suppress, with a list shared by
             // every transfer (never freed) instead of one built and freed per request.
             afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.suppressExpectList)
             return
         }
-        if !isSent("expect") { list = curl_slist_append(list, "Expect:") }
-        headerList = list
-        afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        if !isSent("expect") { headers.addLine("Expect:") }
+        headerList = headers.list
+        afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers.list)
     }
 
     /// A header list holding only "Expect:" (which stops libcurl's "Expect: 100-continue"), shared.
