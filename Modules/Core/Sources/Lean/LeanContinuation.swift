@@ -1,7 +1,8 @@
 /// The continuation a lean call's caller waits on: checked in debug builds (a second resume or a
 /// continuation never resumed is reported), unchecked in release builds, where the check costs an object
-/// per wait (an allocation and its release on every request). Every resume is made under the lock of
-/// the state that holds the continuation (``LeanDelivery``, ``LeanBodyStream``), which hands it out once.
+/// per wait (an allocation and its release on every request). Each continuation is taken out of the
+/// state that holds it under that state's lock (the task's storage for ``LeanDelivery``, the stream's for
+/// ``LeanBodyStream``), so exactly one party gets it and resumes it.
 #if DEBUG
 typealias LeanContinuation<Value> = CheckedContinuation<Value, any Error>
 #else

@@ -9,6 +9,8 @@ import FoundationNetworking
 /// the attempt. With no observer this is one nil check.
 extension URLSessionManager {
     func beginObservation(of task: SessionTask, by observer: any RequestObserver) {
+        // `URLSessionManager.observed`, not `Self.observed`: naming the dynamic Self captures it, and a
+        // closure capturing more than the task needs a context allocated for every request.
         let attempt = ObservedAttempt(taskIdentifier: task.taskIdentifier,
                                       context: task.updateStorage { $0.observationContext },
                                       request: { [task] in task.currentRequest.flatMap(URLSessionManager.observed) })
