@@ -82,6 +82,11 @@ def make_gzip_bomb():
     return b"".join(parts)
 
 
+def hold_entry(key):
+    """/hostile/hold's state for `key`, made by whichever of the hold and its release comes first."""
+    return HOLDS.setdefault(key, {"event": asyncio.Event(), "abort": False, "waiting": False})
+
+
 async def hostile(path, query, method, headers, reader, writer, lines):
     """The /hostile/ endpoints; returns False for an unknown path."""
     def arg(name, default=None):
@@ -216,7 +221,7 @@ async def hostile(path, query, method, headers, reader, writer, lines):
         await asyncio.sleep(float(arg("delay", "5")))
         writer.write(response_head(200, "OK", [("Content-Length", "4")]) + b"slow")
     elif path == "/hostile/hold":
-        hold = HOLDS.setdefault(arg("key", ""), {"event": asyncio.Event(), "abort": False, "waiting": False})
+        hold = hold_entry(arg("key", ""))
         hold["waiting"] = True
         try:
             await asyncio.wait_for(hold["event"].wait(), HOLD_LIMIT_SECONDS)
@@ -229,7 +234,7 @@ async def hostile(path, query, method, headers, reader, writer, lines):
         body = b"true" if HOLDS.get(arg("key", ""), {}).get("waiting") else b"false"
         writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]) + body)
     elif path == "/hostile/release":
-        hold = HOLDS.setdefault(arg("key", ""), {"event": asyncio.Event(), "abort": False, "waiting": False})
+        hold = hold_entry(arg("key", ""))
         hold["abort"] = arg("abort") == "1"
         hold["event"].set()
         await send_json(writer, 200, "OK", {"waiting": hold["waiting"]})
