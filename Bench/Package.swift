@@ -17,13 +17,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "BenchSupport", path: "Support/BenchSupport"),
-        // libcurl for the session engine's bare Swift peer (BareCurlLoop.swift).
+        // libcurl for the bare Swift loop (Support/BenchLoops) and the C peer (Peers/curl-multi).
         .target(name: "BenchCurl", path: "Support/BenchCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // The bare Swift loop on libcurl, the floor the session engine is measured against (SessionEngine*).
+        .target(name: "BenchLoops", dependencies: ["BenchCurl"], path: "Support/BenchLoops"),
     ] + names.map { name in
         .executableTarget(
             name: name,
             dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")]
-                + (name == "SessionEngine" ? ["BenchCurl", .product(name: "HTTPTypes", package: "swift-http-types")] : []),
+                + (name.hasPrefix("SessionEngine")
+                    ? ["BenchCurl", "BenchLoops", .product(name: "HTTPTypes", package: "swift-http-types")] : []),
             path: "Sources/\(name)"
         )
     },

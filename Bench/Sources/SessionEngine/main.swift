@@ -1,6 +1,7 @@
 import AFNetworking
 import HTTPTypes
 import BenchCurl
+import BenchLoops
 import BenchSupport
 import Dispatch
 import Foundation
@@ -8,7 +9,7 @@ import Foundation
 // The session engine against its peers, all on one nginx this benchmark starts on loopback, at 1, 32,
 // 256, 1,024 and 4,096 requests in flight (the widest also over HTTP/2): two C loops on libcurl's multi
 // interface (Bench/Peers/curl-multi/main.c, compiled here with cc: curl_multi_perform + poll, and
-// curl_multi_socket_action + epoll), the bare Swift loop (BareCurlLoop.swift, the floor for an engine
+// curl_multi_socket_action + epoll), the bare Swift loop (Bench/Support/BenchLoops/BareCurlLoop.swift, the floor for an engine
 // thread on libcurl), the same loop as a safe client on libcurl 7.88.1 must run (it reads the header lines
 // and gives each transfer a fresh handle, see CurlRuntime.reusedHandlesKeepAFreedHeader), ours on the lean path and on the AF callback path, AsyncHTTPClient and Foundation's
 // URLSession. Every client may open one connection per request in flight. Ratios are to the better C

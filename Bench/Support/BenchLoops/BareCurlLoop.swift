@@ -10,7 +10,7 @@ import Foundation
 /// Debian's libcurl 7.88.1: hand every header line to a callback (copied, as a client keeps them), and run
 /// each transfer on a handle that never ran one (the `curl_easy_duphandle` copy the engine makes against
 /// curl#11101): the floor for the engine's own work.
-final class BareCurlLoop: @unchecked Sendable {
+public final class BareCurlLoop: @unchecked Sendable {
     // @unchecked Sendable: `inbox` is guarded by `lock`; everything else is touched only by the engine
     // thread (the multi handle and the pool), apart from `curl_multi_wakeup`, which libcurl allows from
     // any thread.
@@ -24,7 +24,7 @@ final class BareCurlLoop: @unchecked Sendable {
 
     /// How the loop waits for sockets: `curl_multi_perform` + `curl_multi_poll`, or
     /// `curl_multi_socket_action` + epoll (libcurl's socket and timer callbacks, an eventfd to wake it).
-    enum Driver: String { case perform, epoll }
+    public enum Driver: String, Sendable { case perform, epoll }
 
     private let multi: UnsafeMutableRawPointer
     private let driver: Driver
@@ -41,7 +41,7 @@ final class BareCurlLoop: @unchecked Sendable {
 
     /// - Parameters: `connections`: connections kept for reuse (one per request in flight);
     ///   `certificateFile`: for https URLs, HTTP/2 by ALPN (multiplexed) trusting this PEM file.
-    init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform, readsHeaders: Bool = false) {
+    public init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform, readsHeaders: Bool = false) {
         multi = curl_multi_init()
         self.readsHeaders = readsHeaders
         self.certificateFile = certificateFile
@@ -55,7 +55,7 @@ final class BareCurlLoop: @unchecked Sendable {
     }
 
     /// GETs `url` and returns its body.
-    func get(_ url: String) async -> [UInt8] {
+    public func get(_ url: String) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             lock.lock()
             let wasEmpty = inbox.isEmpty
@@ -66,7 +66,7 @@ final class BareCurlLoop: @unchecked Sendable {
     }
 
     /// Ends the loop once idle and closes its connections and handles.
-    func stop() {
+    public func stop() {
         lock.lock()
         stopping = true
         lock.unlock()
