@@ -15,7 +15,9 @@ import HTTPTypes
 // Each client runs twice in a process of its own under callgrind (1,000 and 3,000 requests); a request's
 // count is the difference over 2,000, so start-up, connections and tear-down cancel out. The bare loop
 // is the least a Swift client on libcurl can do; the safe bare loop adds what any safe client on
-// Debian's libcurl 7.88.1 must (header lines, a fresh handle per transfer). Without valgrind it prints
+// Debian's libcurl 7.88.1 must (header lines, a fresh handle per transfer); the third loop also sets the
+// options the engine sets on a plain GET (decoded bodies, timeouts, the "Expect:" list...), so it does
+// libcurl's whole share of the engine's work: what ours costs beyond it is our code. Without valgrind it prints
 // why and stops. This binary is also the client each run starts: `SessionEngineInstructions client MODE
 // URL COUNT WIDTH` (no server of its own).
 
@@ -84,8 +86,9 @@ func runClient(_ mode: String, url: URL, count: Int, width: Int) {
     let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
     manager.completionQueue = DispatchQueue(label: "instructions.completion")
     switch mode {
-    case "bare", "safe-bare":
-        let loop = BareCurlLoop(connections: width, readsHeaders: mode == "safe-bare")
+    case "bare", "safe-bare", "safe-bare-options":
+        let loop = BareCurlLoop(connections: width, readsHeaders: mode != "bare",
+                                setsSessionOptions: mode == "safe-bare-options")
         let address = url.absoluteString
         asyncInFlight(count: count, width: width) {
             let body = await loop.get(address)
@@ -188,9 +191,11 @@ func perRequest(_ name: String, _ command: (Int) -> [String]) -> (busiest: Doubl
 
 let bare = "bare Swift loop (reference)"
 let safeBare = "bare Swift loop, header lines, a fresh handle per transfer"
+let safeBareOptions = "the same with the engine's libcurl options"
 let clients: [(name: String, command: (Int) -> [String])] = [
     (bare, { [this, "client", "bare", url.absoluteString, "\($0)", "\(width)"] }),
     (safeBare, { [this, "client", "safe-bare", url.absoluteString, "\($0)", "\(width)"] }),
+    (safeBareOptions, { [this, "client", "safe-bare-options", url.absoluteString, "\($0)", "\(width)"] }),
     ("ours, lean path on HTTPTypes (HTTPRequest)", { [this, "client", "httptypes", url.absoluteString, "\($0)", "\(width)"] }),
     ("ours, lean path (session.data)", { [this, "client", "lean", url.absoluteString, "\($0)", "\(width)"] }),
     ("ours, AF path (dataTask + callback)", { [this, "client", "af", url.absoluteString, "\($0)", "\(width)"] }),
@@ -211,4 +216,5 @@ for (index, client) in clients.enumerated() {
 rows.sort { $0.workload < $1.workload }
 // Lower is better here: a ratio over 1 is that many times the baseline's instructions.
 printTable("Session engine: instructions a request (callgrind; lower is better)", rows: rows,
-           ratios: [RatioColumn("x safe bare", baselines: [safeBare]), RatioColumn("x bare", baselines: [bare])])
+           ratios: [RatioColumn("x safe bare", baselines: [safeBare]), RatioColumn("x bare", baselines: [bare]),
+                    RatioColumn("x libcurl's share", baselines: [safeBareOptions])])

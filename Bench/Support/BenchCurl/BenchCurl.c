@@ -13,6 +13,26 @@ void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca
     }
 }
 
+void bench_easy_set_session_options(CURL *easy) {
+    // Only "Expect:", as the engine's shared list (it stops libcurl's "Expect: 100-continue").
+    static struct curl_slist *expect = NULL;
+    if (!expect) expect = curl_slist_append(NULL, "Expect:");
+    curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 1L);
+    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 64L * 1024);
+    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 0L);
+    curl_easy_setopt(easy, CURLOPT_CAPATH, NULL);
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 60000L);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 604800000L);
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, expect);
+}
+
 void bench_easy_set_url(CURL *easy, const char *url) { curl_easy_setopt(easy, CURLOPT_URL, url); }
 
 void bench_easy_set_header_function(CURL *easy, bench_write_callback header, void *context) {

@@ -29,6 +29,7 @@ public final class BareCurlLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let driver: Driver
     private let readsHeaders: Bool
+    private let setsSessionOptions: Bool
     private var epoll: OpaquePointer?
     private let certificateFile: String?
     private let lock = NSLock()
@@ -41,9 +42,13 @@ public final class BareCurlLoop: @unchecked Sendable {
 
     /// - Parameters: `connections`: connections kept for reuse (one per request in flight);
     ///   `certificateFile`: for https URLs, HTTP/2 by ALPN (multiplexed) trusting this PEM file.
-    public init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform, readsHeaders: Bool = false) {
+    ///   `setsSessionOptions`: each handle also gets the options the session engine sets on a plain GET
+    ///   (`bench_easy_set_session_options`), so the loop does libcurl's share of the engine's work.
+    public init(connections: Int, certificateFile: String? = nil, driver: Driver = .perform, readsHeaders: Bool = false,
+                setsSessionOptions: Bool = false) {
         multi = curl_multi_init()
         self.readsHeaders = readsHeaders
+        self.setsSessionOptions = setsSessionOptions
         self.certificateFile = certificateFile
         self.driver = driver
         if driver == .epoll { epoll = bench_epoll_attach(multi) }
@@ -153,6 +158,7 @@ public final class BareCurlLoop: @unchecked Sendable {
             bench_easy_configure(transfer.easy, { data, size, count, context in
                 BareCurlLoop.receive(data, size * count, context) { $0.body.append(contentsOf: $1) }
             }, certificateFile)
+            if setsSessionOptions { bench_easy_set_session_options(transfer.easy) }
             let context = Unmanaged.passRetained(transfer).toOpaque()
             bench_easy_set_context(transfer.easy, context)
             if readsHeaders {

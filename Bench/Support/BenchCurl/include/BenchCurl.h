@@ -8,6 +8,10 @@ typedef size_t (*bench_write_callback)(char *, size_t, size_t, void *);
 
 /// `ca`: NULL for HTTP/1.1, else HTTP/2 over TLS (ALPN, multiplexed) trusting the PEM certificates in `ca`.
 void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca);
+/// The options the session engine sets on a plain GET of a default session (SessionEngine's
+/// Transfer.configure): decoded bodies, connect and resource timeouts, http(s) only, no proxy from the
+/// environment, HTTP/2 over TLS, 64 KiB buffers, its own redirects, the "Expect:" list.
+void bench_easy_set_session_options(CURL *easy);
 void bench_easy_set_url(CURL *easy, const char *url);
 /// Has libcurl pass each response header line to `header` with `context` (CURLOPT_HEADERFUNCTION).
 void bench_easy_set_header_function(CURL *easy, bench_write_callback header, void *context);
