@@ -19,8 +19,9 @@ let package = Package(
         .target(name: "BenchSupport", path: "Support/BenchSupport"),
         // libcurl for the bare Swift loop (Support/BenchLoops) and the C peer (Peers/curl-multi).
         .target(name: "BenchCurl", path: "Support/BenchCurl", linkerSettings: [.linkedLibrary("curl")]),
-        // The bare Swift loop on libcurl, the floor the session engine is measured against (SessionEngine*).
-        .target(name: "BenchLoops", dependencies: ["BenchCurl"], path: "Support/BenchLoops"),
+        // What the session-engine benchmarks share: the bare Swift loop on libcurl (the floor the engine is
+        // measured against), the drivers that keep requests in flight, a disk URLCache filled fast.
+        .target(name: "BenchLoops", dependencies: ["BenchCurl", "BenchSupport"], path: "Support/BenchLoops"),
     ] + names.map { name in
         .executableTarget(
             name: name,

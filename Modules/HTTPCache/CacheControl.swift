@@ -50,46 +50,55 @@ struct CacheControl: Equatable {
     static func deltaSeconds(_ text: Substring) -> Int? { HTTPDeltaSeconds.parse(text) }
 
     /// Splits a header value into lowercased directive names and their (unquoted) arguments.
+    ///
+    /// Walks the value's UTF-8 bytes: every delimiter is ASCII, and a response's Cache-Control is read on
+    /// the engine thread for every answer a cache may keep (Characters cost grapheme breaking per step).
     private static func directives(in value: String) -> [(name: String, argument: Substring?)] {
         var result: [(name: String, argument: Substring?)] = []
-        var rest = Substring(value)
-        while !rest.isEmpty {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            guard !rest.isEmpty else { break }
-            let nameEnd = rest.firstIndex { $0 == "=" || $0 == "," } ?? rest.endIndex
-            let name = rest[..<nameEnd].trimmingSpaces().lowercased()
-            rest = rest[nameEnd...]
+        let bytes = value.utf8
+        var index = bytes.startIndex
+        let end = bytes.endIndex
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        /// `bytes[start..<stop]` without blanks at either end.
+        func trimmed(_ start: String.Index, _ stop: String.Index) -> Substring.UTF8View {
+            var first = start, last = stop
+            while first < last, isBlank(bytes[first]) { first = bytes.index(after: first) }
+            while first < last, isBlank(bytes[bytes.index(before: last)]) { last = bytes.index(before: last) }
+            return bytes[first..<last]
+        }
+        while index < end {
+            while index < end, isBlank(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index = bytes.index(after: index) }
+            guard index < end else { break }
+            var nameEnd = index
+            while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "="), bytes[nameEnd] != UInt8(ascii: ",") {
+                nameEnd = bytes.index(after: nameEnd)
+            }
+            let name = String(Substring(trimmed(index, nameEnd))).lowercased()
+            index = nameEnd
             var argument: Substring?
-            if rest.first == "=" {
-                rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-                if rest.first == "\"" {
-                    // A quoted string: up to the closing quote (a backslash escapes the next character).
-                    var index = rest.index(after: rest.startIndex)
-                    var text = ""
-                    while index < rest.endIndex, rest[index] != "\"" {
-                        if rest[index] == "\\", rest.index(after: index) < rest.endIndex { index = rest.index(after: index) }
-                        text.append(rest[index])
-                        index = rest.index(after: index)
+            if index < end, bytes[index] == UInt8(ascii: "=") {
+                index = bytes.index(after: index)
+                while index < end, isBlank(bytes[index]) { index = bytes.index(after: index) }
+                if index < end, bytes[index] == UInt8(ascii: "\"") {
+                    // A quoted string: up to the closing quote (a backslash escapes the next byte).
+                    index = bytes.index(after: index)
+                    var text: [UInt8] = []
+                    while index < end, bytes[index] != UInt8(ascii: "\"") {
+                        if bytes[index] == UInt8(ascii: "\\"), bytes.index(after: index) < end { index = bytes.index(after: index) }
+                        text.append(bytes[index])
+                        index = bytes.index(after: index)
                     }
-                    argument = Substring(text)
-                    rest = index < rest.endIndex ? rest[rest.index(after: index)...] : rest[rest.endIndex...]
-                    rest = rest.drop { $0 != "," }
+                    argument = Substring(String(decoding: text, as: UTF8.self))
+                    while index < end, bytes[index] != UInt8(ascii: ",") { index = bytes.index(after: index) }
                 } else {
-                    let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                    argument = rest[..<end].trimmingSpaces()
-                    rest = rest[end...]
+                    var argumentEnd = index
+                    while argumentEnd < end, bytes[argumentEnd] != UInt8(ascii: ",") { argumentEnd = bytes.index(after: argumentEnd) }
+                    argument = Substring(trimmed(index, argumentEnd))
+                    index = argumentEnd
                 }
             }
             if !name.isEmpty { result.append((name, argument)) }
         }
         return result
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> Substring {
-        var trimmed = self.drop { $0 == " " || $0 == "\t" }
-        while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
-        return trimmed
     }
 }

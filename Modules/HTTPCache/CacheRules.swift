@@ -60,11 +60,12 @@ enum CacheRules {
 
     /// Whether a GET's response with `statusCode`, `Cache-Control` and `Expires` values may be storable:
     /// false when ``isStorable(request:response:authenticated:)`` would certainly say so, decided from the
-    /// header lines before an `HTTPURLResponse` is built for them.
-    static func mayBeStorable(statusCode: Int, cacheControl: String?, expires: String?) -> Bool {
+    /// header lines before an `HTTPURLResponse` is built for them. `expires` is read only when the
+    /// Cache-Control value leaves the answer open (a lookup among the header lines each).
+    static func mayBeStorable(statusCode: Int, cacheControl: String?, expires: @autoclosure () -> String?) -> Bool {
         let control = CacheControl(cacheControl)
         guard !control.noStore else { return false }
-        if control.maxAge != nil || control.isPublic || expires != nil {
+        if control.maxAge != nil || control.isPublic || expires() != nil {
             return statusCode >= 200 && statusCode != 206 && statusCode != 304
         }
         return heuristicallyCacheableStatuses.contains(statusCode)

@@ -54,6 +54,15 @@ struct ResponseHeadTests {
         #expect(fields == ["X-A": "1", "X\rA": "2", "X_A": "3"])
     }
 
+    @Test func theFirstColonEndsTheNameAndTheLastLineNeedsNoLineFeed() {
+        let lines = head("Location: http://127.0.0.1:8080/a:b\n:\nLast: x")
+        #expect(lines.headerFields == ["Location": "http://127.0.0.1:8080/a:b", "": "", "Last": "x"])
+        #expect(lines.value(named: "location") == "http://127.0.0.1:8080/a:b")
+        #expect(lines.value(named: "last") == "x")
+        #expect(head("").headerFields.isEmpty)
+        #expect(head("").value(named: "last") == nil)
+    }
+
     @Test func linesWithoutAColonAreIgnoredAndValuesKeepInnerSpaces() {
         let fields = head("garbage line\nServer:   nginx 1.22  \nEmpty\n").headerFields
         #expect(fields == ["Server": "nginx 1.22  "])

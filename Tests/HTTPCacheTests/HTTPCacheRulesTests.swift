@@ -63,6 +63,27 @@ struct HTTPCacheRulesTests {
         #expect(CacheControl(nil) == CacheControl())
     }
 
+    /// The value is split on its bytes: blanks and empty members are skipped, a quoted argument may hold
+    /// commas and escaped quotes, and an unterminated one runs to the end of the value.
+    @Test func delimitersAreFoundInTheValueBytes() {
+        #expect(CacheControl("  , ,max-age = 5 ,").maxAge == 5)
+        #expect(CacheControl("\tno-store\t").noStore)
+        var quoted = CacheControl(#"private="a, b", max-age=7"#)
+        #expect(quoted.isPrivate && quoted.maxAge == 7)
+        quoted = CacheControl(#"x="a\"b, no-store", no-cache"#)
+        #expect(quoted.noCache && !quoted.noStore)
+        let unterminated = CacheControl(#"x="open, max-age=9"#)
+        #expect(unterminated.maxAge == nil && !unterminated.hasInvalidMaxAge)
+        #expect(CacheControl("=5, public").isPublic)
+        #expect(CacheControl("max-age=").hasInvalidMaxAge)
+        // Bytes outside ASCII never end a name or an argument.
+        let accented = CacheControl("max-age=1é, nö-store, no-store")
+        #expect(accented.hasInvalidMaxAge && accented.maxAge == nil && accented.noStore)
+        // A combining mark after a comma does not hide the comma (it would, compared as Characters).
+        let combining = CacheControl("max-age=3,\u{301}no-store")
+        #expect(combining.maxAge == 3 && !combining.noStore)
+    }
+
     // MARK: Dates
 
     @Test func theThreeHTTPDateFormsParse() {

@@ -150,70 +150,6 @@ func runPeer(_ arguments: [String]) -> (seconds: Double, bytes: Int, rss: Int, c
     return (Double(fields[0])!, Int(fields[1])!, Int(fields[2])!, Double(fields[3])!)
 }
 
-// MARK: Keeping requests in flight
-
-/// Keeps `width` callback-style requests in flight until `count` finished; `start` launches one and calls
-/// its argument when done. Returns wall seconds.
-func callbacksInFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> Double {
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: every field is read and written under `lock`.
-        let lock = NSLock()
-        var launched = 0
-        var finished = 0
-    }
-    let counter = Counter()
-    let done = DispatchSemaphore(value: 0)
-    @Sendable func launchNext() {
-        counter.lock.lock()
-        guard counter.launched < count else { counter.lock.unlock(); return }
-        counter.launched += 1
-        counter.lock.unlock()
-        start {
-            counter.lock.lock()
-            counter.finished += 1
-            let all = counter.finished == count
-            counter.lock.unlock()
-            if all { done.signal() } else { launchNext() }
-        }
-    }
-    return measureSeconds {
-        for _ in 0..<width { launchNext() }
-        done.wait()
-    }
-}
-
-/// Runs `width` async workers, each awaiting `fetch` one after another until `count` finished in all.
-/// Returns wall seconds.
-func asyncInFlight(count: Int, width: Int, executor: (any TaskExecutor)? = nil,
-                   fetch: @escaping @Sendable () async -> Void) -> Double {
-    final class Claims: @unchecked Sendable {
-        // @unchecked Sendable: `next` is read and written under `lock`.
-        let lock = NSLock()
-        var next = 0
-        let count: Int
-        init(_ count: Int) { self.count = count }
-        func claim() -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            guard next < count else { return false }
-            next += 1
-            return true
-        }
-    }
-    let claims = Claims(count)
-    let done = DispatchSemaphore(value: 0)
-    return measureSeconds {
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<width {
-                    group.addTask(executorPreference: executor) { while claims.claim() { await fetch() } }
-                }
-            }
-            done.signal()
-        }
-        done.wait()
-    }
-}
 
 // MARK: The clients
 
@@ -549,22 +485,8 @@ func runCacheRows(width: Int, storedEntries: Int = 10_000) {
     let directory = work.appendingPathComponent("url-cache")
     try? FileManager.default.removeItem(at: directory)
     let cache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30, diskPath: directory.path)
-    // One entry stored through Foundation, then copied under other URLs' names: storing 10,000 one by one
-    // takes Foundation minutes (each store lists the directory). The names follow corelibs' disk layout,
-    // "<seconds>.<base64 of host, port and path>.storedcachedurlresponse"; only the directory's size matters.
     let filled = measureSeconds {
-        let url = server.url("/stored/0")
-        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
-                                       headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "1024"])!
-        cache.storeCachedResponse(CachedURLResponse(response: response, data: Data(count: 1024)), for: URLRequest(url: url))
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        guard let stored = names.first(where: { $0.hasSuffix(".storedcachedurlresponse") }),
-              let seconds = stored.split(separator: ".").first else { return }
-        let original = directory.appendingPathComponent(stored)
-        for index in 1..<storedEntries {
-            let key = Data("127.0.0.1\u{0}\(server.port)\u{0}/stored/\(index)\u{0}".utf8).base64EncodedString()
-            try? FileManager.default.copyItem(at: original, to: directory.appendingPathComponent("\(seconds).\(key).storedcachedurlresponse"))
-        }
+        fillURLCache(cache, directory: directory, host: "127.0.0.1", port: server.port, entries: storedEntries)
     }
     print("  (\(storedEntries) entries stored in \(String(format: "%.1f", filled)) s)")
     // Both sessions have the default configuration (its cookie and credential storage too); one has no cache.

@@ -9,8 +9,8 @@ import HTTPTypes
 // valgrind's callgrind, 32 requests in flight on one nginx this benchmark starts on loopback. Rates on a
 // shared machine swing by half from one run to the next; these counts repeat to about 0.3%. They leave out
 // the kernel (syscalls cost every client about the same) and waiting, so they say where a client's own
-// work goes, not how fast it runs: the busiest thread (the engine's, the bare loop's, NIO's event loop)
-// is the one a saturated client waits on.
+// work goes, not how fast it runs: the thread that drives libcurl (the engine's, the bare loop's) is the
+// one a saturated client waits on.
 //
 // Each client runs twice in a process of its own under callgrind (1,000 and 3,000 requests); a request's
 // count is the difference over 2,000, so start-up, connections and tear-down cancel out. The bare loop
@@ -24,65 +24,32 @@ import HTTPTypes
 let width = 32
 let smallSize = 1_024
 
-/// Runs `width` async workers, each awaiting `fetch` one after another until `count` finished in all.
-func asyncInFlight(count: Int, width: Int, fetch: @escaping @Sendable () async -> Void) {
-    final class Claims: @unchecked Sendable {
-        // @unchecked Sendable: `next` is read and written under `lock`.
-        let lock = NSLock()
-        var next = 0
-        let count: Int
-        init(_ count: Int) { self.count = count }
-        func claim() -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            guard next < count else { return false }
-            next += 1
-            return true
-        }
+/// Hands out 0, 1, 2, ... to concurrent callers.
+final class Counter: @unchecked Sendable {
+    // @unchecked Sendable: `value` is read and written under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    func take() -> Int {
+        lock.lock()
+        defer { value += 1; lock.unlock() }
+        return value
     }
-    let claims = Claims(count)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<width { group.addTask { while claims.claim() { await fetch() } } }
-        }
-        done.signal()
-    }
-    done.wait()
 }
 
-/// Keeps `width` callback requests in flight until `count` finished.
-func callbacksInFlight(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: every field is read and written under `lock`.
-        let lock = NSLock()
-        var launched = 0
-        var finished = 0
-    }
-    let counter = Counter()
-    let done = DispatchSemaphore(value: 0)
-    @Sendable func launchNext() {
-        counter.lock.lock()
-        guard counter.launched < count else { counter.lock.unlock(); return }
-        counter.launched += 1
-        counter.lock.unlock()
-        start {
-            counter.lock.lock()
-            counter.finished += 1
-            let all = counter.finished == count
-            counter.lock.unlock()
-            if all { done.signal() } else { launchNext() }
-        }
-    }
-    for _ in 0..<width { launchNext() }
-    done.wait()
-}
+/// The disk cache directory the "cache-misses" client opens (filled by the benchmark beforehand).
+let cacheDirectoryVariable = "SESSION_ENGINE_INSTRUCTIONS_CACHE"
 
-/// One client's run: `count` GETs of `url`, `width` in flight; a wrong answer stops the process.
+/// One client's run: `count` GETs of `url`, `width` in flight; a wrong answer stops the process. The
+/// two default-configuration clients add "?n=<i>" to `url` (every request a different URL, as the
+/// cache rows of SessionEngine do).
 func runClient(_ mode: String, url: URL, count: Int, width: Int) {
-    let configuration = URLSessionConfiguration.ephemeral
+    let isDefault = mode == "default-no-cache" || mode == "default-cache-misses"
+    let configuration = isDefault ? URLSessionConfiguration.default : URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = max(width, 6)
     configuration.urlCache = nil
+    if mode == "default-cache-misses", let directory = ProcessInfo.processInfo.environment[cacheDirectoryVariable] {
+        configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30, diskPath: directory)
+    }
     let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
     manager.completionQueue = DispatchQueue(label: "instructions.completion")
     switch mode {
@@ -106,6 +73,15 @@ func runClient(_ mode: String, url: URL, count: Int, width: Int) {
         let lean = manager.session
         let request = URLRequest(url: url)
         asyncInFlight(count: count, width: width) {
+            let (data, response) = try! await lean.data(for: request)
+            precondition(response.statusCode == 200 && data.count == smallSize, "lean path: wrong answer")
+        }
+    case "default-no-cache", "default-cache-misses":
+        let lean = manager.session
+        let next = Counter()
+        let base = url.absoluteString
+        asyncInFlight(count: count, width: width) {
+            let request = URLRequest(url: URL(string: base + "?n=\(next.take())")!, cachePolicy: .useProtocolCachePolicy)
             let (data, response) = try! await lean.data(for: request)
             precondition(response.statusCode == 200 && data.count == smallSize, "lean path: wrong answer")
         }
@@ -139,6 +115,12 @@ let server = try BenchNginx(name: "instructions")
 defer { server.stop() }
 try server.makeFile("small.bin", size: smallSize, random: true)
 let url = server.url("/small.bin")
+// Answers no cache may keep: the cache clients miss on every request.
+let noStoreURL = server.url("/no-store/small.bin")
+let storedEntries = 10_000
+let cacheDirectory = server.workDirectory.appendingPathComponent("url-cache")
+fillURLCache(URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30, diskPath: cacheDirectory.path),
+             directory: cacheDirectory, host: "127.0.0.1", port: server.port, entries: storedEntries)
 let output = server.workDirectory.appendingPathComponent("callgrind")
 try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
 
@@ -156,10 +138,12 @@ func strippedCopy(of binary: String) -> String {
 }
 let this = strippedCopy(of: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path)
 
-/// The instructions each thread ran in one process running `command` under callgrind (a file per thread).
-func threadInstructions(_ name: String, _ command: [String]) -> [Int] {
+/// The instructions one process running `command` under callgrind ran: on the thread that drives
+/// libcurl's loop (the engine's, the bare loop's: the one whose profile calls `curl_multi_poll`) and in all.
+func instructions(_ name: String, _ command: [String]) -> (loop: Int, all: Int) {
     let prefix = output.appendingPathComponent(name)
     let process = Process()
+    process.environment = ProcessInfo.processInfo.environment.merging([cacheDirectoryVariable: cacheDirectory.path]) { $1 }
     process.executableURL = URL(fileURLWithPath: valgrind)
     process.arguments = ["--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
                          "--callgrind-out-file=\(prefix.path).%p"] + command
@@ -168,30 +152,36 @@ func threadInstructions(_ name: String, _ command: [String]) -> [Int] {
     try! process.run()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { fatalError("\(name): the client failed under callgrind") }
-    let files = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
-    return files.filter { $0.hasPrefix(name + ".") }.compactMap { file -> Int? in
-        guard let text = try? String(contentsOf: output.appendingPathComponent(file), encoding: .utf8) else { return nil }
-        // "totals: N" (or "summary: N") is the thread's instruction count.
+    var loop = 0, all = 0
+    for file in (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? [] where file.hasPrefix(name + ".") {
+        guard let text = try? String(contentsOf: output.appendingPathComponent(file), encoding: .utf8) else { continue }
+        // A file per thread; its "totals: N" (or "summary: N") line is the thread's count.
+        var count = 0
         for line in text.split(separator: "\n").reversed() {
-            for key in ["totals: ", "summary: "] where line.hasPrefix(key) { return Int(line.dropFirst(key.count)) }
+            if let key = ["totals: ", "summary: "].first(where: { line.hasPrefix($0) }) {
+                count = Int(line.dropFirst(key.count)) ?? 0
+                break
+            }
         }
-        return nil
+        all += count
+        if text.contains("curl_multi_poll") { loop = max(loop, count) }
     }
+    return (loop, all)
 }
 
-/// A request's instructions on the busiest thread and on all threads: the difference between a run of
+/// A request's instructions on the loop's thread and on all threads: the difference between a run of
 /// 3,000 and one of 1,000, over 2,000.
-func perRequest(_ name: String, _ command: (Int) -> [String]) -> (busiest: Double, all: Double) {
-    let short = threadInstructions("\(name)-1000", command(1_000))
-    let long = threadInstructions("\(name)-3000", command(3_000))
-    let busiest = Double((long.max() ?? 0) - (short.max() ?? 0)) / 2_000
-    let all = Double(long.reduce(0, +) - short.reduce(0, +)) / 2_000
-    return (busiest, all)
+func perRequest(_ name: String, _ command: (Int) -> [String]) -> (loop: Double, all: Double) {
+    let short = instructions("\(name)-1000", command(1_000))
+    let long = instructions("\(name)-3000", command(3_000))
+    return (Double(long.loop - short.loop) / 2_000, Double(long.all - short.all) / 2_000)
 }
 
 let bare = "bare Swift loop (reference)"
 let safeBare = "bare Swift loop, header lines, a fresh handle per transfer"
 let safeBareOptions = "the same with the engine's libcurl options"
+let defaultNoCache = "ours, lean, default configuration, no cache"
+let defaultCacheMisses = "ours, lean, default configuration, disk URLCache of \(storedEntries) entries: all misses"
 let clients: [(name: String, command: (Int) -> [String])] = [
     (bare, { [this, "client", "bare", url.absoluteString, "\($0)", "\(width)"] }),
     (safeBare, { [this, "client", "safe-bare", url.absoluteString, "\($0)", "\(width)"] }),
@@ -199,6 +189,8 @@ let clients: [(name: String, command: (Int) -> [String])] = [
     ("ours, lean path on HTTPTypes (HTTPRequest)", { [this, "client", "httptypes", url.absoluteString, "\($0)", "\(width)"] }),
     ("ours, lean path (session.data)", { [this, "client", "lean", url.absoluteString, "\($0)", "\(width)"] }),
     ("ours, AF path (dataTask + callback)", { [this, "client", "af", url.absoluteString, "\($0)", "\(width)"] }),
+    (defaultNoCache, { [this, "client", "default-no-cache", noStoreURL.absoluteString, "\($0)", "\(width)"] }),
+    (defaultCacheMisses, { [this, "client", "default-cache-misses", noStoreURL.absoluteString, "\($0)", "\(width)"] }),
 ]
 // AsyncHTTPClient is left out: its peer (SwiftNIO) stops valgrind 3.19 itself ("VALGRIND INTERNAL ERROR:
 // Valgrind received a signal 11"), so its CPU stays in SessionEngine's table only.
@@ -206,15 +198,16 @@ let clients: [(name: String, command: (Int) -> [String])] = [
 var rows: [BenchRow] = []
 for (index, client) in clients.enumerated() {
     let counts = perRequest("client\(index)", client.command)
-    rows.append(BenchRow(workload: "busiest thread, 32 in flight", implementation: client.name, value: counts.busiest,
+    rows.append(BenchRow(workload: "the loop's thread, 32 in flight", implementation: client.name, value: counts.loop,
                          unit: "instructions/req"))
     rows.append(BenchRow(workload: "all threads, 32 in flight", implementation: client.name, value: counts.all,
                          unit: "instructions/req"))
-    print("  \(client.name): \(Int(counts.busiest)) on the busiest thread, \(Int(counts.all)) in all")
+    print("  \(client.name): \(Int(counts.loop)) on the loop's thread, \(Int(counts.all)) in all")
     fflush(nil)
 }
-rows.sort { $0.workload < $1.workload }
+rows.sort { $0.workload > $1.workload }
 // Lower is better here: a ratio over 1 is that many times the baseline's instructions.
 printTable("Session engine: instructions a request (callgrind; lower is better)", rows: rows,
            ratios: [RatioColumn("x safe bare", baselines: [safeBare]), RatioColumn("x bare", baselines: [bare]),
-                    RatioColumn("x libcurl's share", baselines: [safeBareOptions])])
+                    RatioColumn("x libcurl's share", baselines: [safeBareOptions]),
+                    RatioColumn("x no cache", baselines: [defaultNoCache])])

@@ -102,16 +102,20 @@ package final class ResponseHead: Sendable {
     /// The value of the field `lowercasedName` (its repeats joined with ", "), read from the lines without
     /// building the response; nil when no line has that name.
     func value(named lowercasedName: String) -> String? {
-        var joined: String?
-        let wanted = Array(lowercasedName.utf8)
-        _ = forEachHeaderLine { name, value in
-            guard name.count == wanted.count,
-                  zip(name, wanted).allSatisfy({ Self.isLetter($0) ? $0 | 0x20 == $1 : $0 == $1 }) else { return true }
-            let text = String(decoding: value, as: UTF8.self)
-            joined = joined.map { $0 + ", " + text } ?? text
-            return true
+        var wantedName = lowercasedName
+        return wantedName.withUTF8 { wanted in
+            var joined: String?
+            _ = forEachHeaderLine { name, value in
+                guard name.count == wanted.count else { return true }
+                for (byte, expected) in zip(name, wanted) where (Self.isLetter(byte) ? byte | 0x20 : byte) != expected {
+                    return true
+                }
+                let text = String(decoding: value, as: UTF8.self)
+                joined = joined.map { $0 + ", " + text } ?? text
+                return true
+            }
+            return joined
         }
-        return joined
     }
 
     /// Calls `body` with each header line's name and value bytes (leading blanks of the value skipped;
@@ -123,11 +127,16 @@ package final class ResponseHead: Sendable {
 
     private static func forEachLine(of bytes: UnsafeBufferPointer<UInt8>,
                                     _ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        // memchr finds each line's end and colon: a lookup walks every line of the block, on the engine
+        // thread too (the cache's storability check), and a byte loop costs several times as much.
+        func offset(of byte: UInt8, from start: Int, to end: Int) -> Int? {
+            memchr(base + start, Int32(byte), end - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+        }
         var lineStart = 0
         while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-            if let colon = bytes[lineStart..<lineEnd].firstIndex(of: 0x3A) {
+            let lineEnd = offset(of: 0x0A, from: lineStart, to: bytes.count) ?? bytes.count
+            if let colon = offset(of: 0x3A, from: lineStart, to: lineEnd) {
                 var valueStart = colon + 1
                 while valueStart < lineEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
                 guard body(bytes[lineStart..<colon], bytes[valueStart..<lineEnd]) else { return false }
