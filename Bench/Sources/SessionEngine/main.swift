@@ -100,20 +100,6 @@ final class Failures: @unchecked Sendable {
 }
 let failures = Failures()
 
-extension Failures {
-    /// Hands out 0, 1, 2, ... to concurrent callers.
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: `value` is read and written under `lock`.
-        private let lock = NSLock()
-        private var value = 0
-        func take() -> Int {
-            lock.lock()
-            defer { value += 1; lock.unlock() }
-            return value
-        }
-    }
-}
-
 /// Runs `body` in this process and returns its wall seconds, this process's CPU seconds and peak RSS.
 func measureInProcess(_ body: () -> Double) -> (seconds: Double, cpu: Double, rss: Int) {
     resetPeakRSS()
@@ -539,7 +525,7 @@ func runCacheRows(width: Int, storedEntries: Int = 10_000) {
 func oursLeanPath(_ manager: URLSessionManager, urls: @escaping @Sendable (Int) -> URL, policy: URLRequest.CachePolicy,
                   count: Int, width: Int) -> Double {
     let lean = manager.session
-    let next = Failures.Counter()
+    let next = SequenceCounter()
     return asyncInFlight(count: count, width: width) {
         do {
             var request = URLRequest(url: urls(next.take()))

@@ -24,18 +24,6 @@ import HTTPTypes
 let width = 32
 let smallSize = 1_024
 
-/// Hands out 0, 1, 2, ... to concurrent callers.
-final class Counter: @unchecked Sendable {
-    // @unchecked Sendable: `value` is read and written under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func take() -> Int {
-        lock.lock()
-        defer { value += 1; lock.unlock() }
-        return value
-    }
-}
-
 /// The disk cache directory the "cache-misses" client opens (filled by the benchmark beforehand).
 let cacheDirectoryVariable = "SESSION_ENGINE_INSTRUCTIONS_CACHE"
 
@@ -78,7 +66,7 @@ func runClient(_ mode: String, url: URL, count: Int, width: Int) {
         }
     case "default-no-cache", "default-cache-misses":
         let lean = manager.session
-        let next = Counter()
+        let next = SequenceCounter()
         let base = url.absoluteString
         asyncInFlight(count: count, width: width) {
             let request = URLRequest(url: URL(string: base + "?n=\(next.take())")!, cachePolicy: .useProtocolCachePolicy)

@@ -68,3 +68,16 @@ public func asyncInFlight(count: Int, width: Int, executor: (any TaskExecutor)? 
         done.wait()
     }
 }
+
+/// Hands out 0, 1, 2, ... to concurrent callers (a different URL for each request, say).
+public final class SequenceCounter: @unchecked Sendable {
+    // @unchecked Sendable: `value` is read and written under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    public init() {}
+    public func take() -> Int {
+        lock.lock()
+        defer { value += 1; lock.unlock() }
+        return value
+    }
+}
