@@ -216,11 +216,15 @@ struct TaskPriorityTests {
     }
 
     @Test func keysAreHostAndPortOrTheProxy() {
-        #expect(HostAdmission.key(for: URL(string: "http://Example.com/a")!, proxy: nil) == "example.com:80")
-        #expect(HostAdmission.key(for: URL(string: "https://example.com/a")!, proxy: nil) == "example.com:443")
-        #expect(HostAdmission.key(for: URL(string: "http://127.0.0.1:8080/")!, proxy: nil) == "127.0.0.1:8080")
-        #expect(HostAdmission.key(for: URL(string: "http://a/")!, proxy: "http://proxy:3128") == "http://proxy:3128")
-        #expect(HostAdmission.key(for: URL(string: "file:///tmp/x")!, proxy: nil) == nil)
+        func key(_ url: String, proxy: String?) -> String? {
+            let url = URL(string: url)!
+            return HostAdmission.key(for: url, scheme: url.scheme?.lowercased(), proxy: proxy)
+        }
+        #expect(key("http://Example.com/a", proxy: nil) == "example.com:80")
+        #expect(key("https://example.com/a", proxy: nil) == "example.com:443")
+        #expect(key("http://127.0.0.1:8080/", proxy: nil) == "127.0.0.1:8080")
+        #expect(key("http://a/", proxy: "http://proxy:3128") == "http://proxy:3128")
+        #expect(key("file:///tmp/x", proxy: nil) == nil)
     }
 }
 

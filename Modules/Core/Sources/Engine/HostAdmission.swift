@@ -61,13 +61,14 @@ struct HostAdmission {
 
     /// The key a request for `url` counts against: `host:port` (the proxy's when one is set); nil for a
     /// URL without a host (it fails in configuration, never waits).
-    static func key(for url: URL, proxy: String?) -> String? {
+    /// `scheme`: the URL's scheme, lowercased (read once by the caller: each read parses the URL again).
+    static func key(for url: URL, scheme: String?, proxy: String?) -> String? {
         if let proxy { return proxy }
         // Percent-encoded: the key only has to tell hosts apart, and decoding costs on every request.
         guard let host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else {
             return nil
         }
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
         return "\(host):\(port)"
     }
 

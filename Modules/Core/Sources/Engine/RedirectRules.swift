@@ -6,8 +6,11 @@ import FoundationNetworking
 /// What a redirect may do, decided the same way whether libcurl follows it or the redirect hook does.
 enum RedirectRules {
     /// The schemes a request or a redirect may use.
-    static func isAllowedScheme(_ url: URL) -> Bool {
-        switch url.scheme?.lowercased() {
+    static func isAllowedScheme(_ url: URL) -> Bool { isAllowedScheme(lowercased: url.scheme?.lowercased()) }
+
+    /// ``isAllowedScheme(_:)`` for a scheme already read and lowercased (each read parses the URL again).
+    static func isAllowedScheme(lowercased scheme: String?) -> Bool {
+        switch scheme {
         case "http", "https": true
         default: false
         }

@@ -14,7 +14,7 @@ extension SessionEngine {
         confinement.assertOnOwner("finishing a transfer")
         curl_multi_remove_handle(multi, transfer.handle)
         transfersByHandle[transfer.handle] = nil
-        throttleTimers.removeAll { $0.transfer === transfer }
+        if !throttleTimers.isEmpty { throttleTimers.removeAll { $0.transfer === transfer } }
         let task = transfer.task
         let cancelled = task.isCancelRequested
         if !cancelled && code != CURLE_OK && waitsForConnectivity(transfer, code: code) { return }

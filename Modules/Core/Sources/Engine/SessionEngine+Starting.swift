@@ -47,8 +47,10 @@ extension SessionEngine {
             return
         }
         let proxy = settings.proxies.proxy(for: url)
-        let key = HostAdmission.key(for: url, proxy: proxy)
-        guard admission.admit(task, key: key, mayMultiplex: key.map { mayMultiplex(url, proxy: proxy, key: $0) } ?? false) else {
+        let scheme = url.scheme?.lowercased()
+        let key = HostAdmission.key(for: url, scheme: scheme, proxy: proxy)
+        let multiplexes = key.map { mayMultiplex(scheme: scheme, proxy: proxy, key: $0) } ?? false
+        guard admission.admit(task, key: key, mayMultiplex: multiplexes) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)
@@ -57,8 +59,8 @@ extension SessionEngine {
     /// Whether a request for `url` could be answered over HTTP/2 while its host's protocol is unknown:
     /// https without a proxy or a Unix socket, on a session that allows HTTP/2. Settings are read only
     /// until the host's first response said which protocol it speaks.
-    private func mayMultiplex(_ url: URL, proxy: String?, key: String) -> Bool {
-        guard proxy == nil, url.scheme?.lowercased() == "https", !admission.knowsProtocol(of: key),
+    private func mayMultiplex(scheme: String?, proxy: String?, key: String) -> Bool {
+        guard proxy == nil, scheme == "https", !admission.knowsProtocol(of: key),
               let events else { return false }
         let connection = events.connectionSettings
         return connection.httpVersion != .http1_1 && connection.unixSocketPath == nil

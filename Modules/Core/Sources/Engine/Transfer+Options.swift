@@ -17,11 +17,11 @@ extension Transfer {
         let sent = try attemptRequest()
         let url = sent.url
         guard let scheme = url.scheme?.lowercased() else { throw CurlErrorMapping.error(.badURL, url: url) }
-        guard RedirectRules.isAllowedScheme(url) || UnixSocketRoute.isSocketScheme(url) else {
+        guard RedirectRules.isAllowedScheme(lowercased: scheme) || UnixSocketRoute.isSocketScheme(lowercased: scheme) else {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
         let connection = events.connectionSettings
-        let socketRoute = try UnixSocketRoute(url: url, sessionSocketPath: connection.unixSocketPath)
+        let socketRoute = try UnixSocketRoute(url: url, scheme: scheme, sessionSocketPath: connection.unixSocketPath)
         if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
         resetResponse()
         attempts += 1

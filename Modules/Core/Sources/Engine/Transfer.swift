@@ -241,11 +241,12 @@ final class Transfer {
         var length: curl_off_t = -1
         afc_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
         let action = machine.headerBlockEnded(url: url, contentLength: Int64(length))
-        if let version = machine.lastHead?.httpVersion {
-            if version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3") {
-                announcesMultiplexing = true
-            } else if version.hasPrefix("HTTP/1") {
-                announcesSerial = true
+        // The version's bytes, not `hasPrefix`: String's prefix test compares Characters (every response).
+        if let version = machine.lastHead?.httpVersion.utf8, version.starts(with: "HTTP/".utf8) {
+            switch version.dropFirst(5).first {
+            case UInt8(ascii: "2"), UInt8(ascii: "3"): announcesMultiplexing = true
+            case UInt8(ascii: "1"): announcesSerial = true
+            default: break
             }
         }
         if recordsPeerChain { peerChain = PeerChain.read(from: handle) }

@@ -18,15 +18,15 @@ struct UnixSocketRoute: Equatable {
 
     /// The route of `url`, nil when it does not use a socket. `sessionSocketPath`: the session's socket.
     /// - Throws: -1000 `badURL` for an `http+unix` URL whose host is not an absolute path.
-    init?(url: URL, sessionSocketPath: String?) throws {
-        switch url.scheme?.lowercased() {
+    /// `scheme`: the URL's scheme, lowercased (read once by the caller).
+    init?(url: URL, scheme: String?, sessionSocketPath: String?) throws {
+        switch scheme {
         case "http+unix", "https+unix":
             guard let path = url.host, path.hasPrefix("/"), !path.contains("\0") else {
                 throw CurlErrorMapping.error(.badURL, url: url, description:
                     "An http+unix URL's host must be the socket's absolute path, percent-encoded (http+unix://%2Frun%2Fapp.sock/path).")
             }
-            let scheme = url.scheme!.lowercased() == "https+unix" ? "https" : "http"
-            var target = "\(scheme)://localhost\(url.path(percentEncoded: true).isEmpty ? "/" : url.path(percentEncoded: true))"
+            var target = "\(scheme == "https+unix" ? "https" : "http")://localhost\(url.path(percentEncoded: true).isEmpty ? "/" : url.path(percentEncoded: true))"
             if let query = url.query(percentEncoded: true) { target += "?\(query)" }
             socketPath = path
             curlURL = target
@@ -38,8 +38,8 @@ struct UnixSocketRoute: Equatable {
     }
 
     /// Whether `url` names a socket itself (its scheme is `http+unix` or `https+unix`).
-    static func isSocketScheme(_ url: URL) -> Bool {
-        switch url.scheme?.lowercased() {
+    static func isSocketScheme(lowercased scheme: String?) -> Bool {
+        switch scheme {
         case "http+unix", "https+unix": true
         default: false
         }
