@@ -64,10 +64,10 @@ final class SessionEngine: @unchecked Sendable {
     let clock = EngineClock()
     /// Streamed bodies' heads that arrived this turn, their callers woken once the turn's transfers ran.
     let streamHeads = StreamHeadQueue()
-    /// How often lean transfers' idle timers are checked (they have no progress callback), and so the
-    /// longest the loop waits while transfers are in flight: 100 ms.
+    /// How often transfers' idle timers are checked (the progress callbacks only stamp activity), and so
+    /// the longest the loop waits while transfers are in flight: 100 ms.
     static let idleCheckInterval: UInt64 = 100_000_000
-    /// When lean transfers' idle timers were last checked (monotonic nanoseconds).
+    /// When transfers' idle timers were last checked (monotonic nanoseconds).
     private var lastIdleCheck: UInt64 = 0
     /// The command buffer swapped with the inbox's each turn, so neither allocates.
     private var takenCommands: [Command] = []
@@ -232,12 +232,12 @@ final class SessionEngine: @unchecked Sendable {
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
             // (README, Benchmarks). curl_multi_perform visits every transfer, which also runs each one's
-            // progress callback and so its idle timer; lean transfers have none (checkIdleLeanTransfers).
+            // progress callback (lean transfers have none); idle timers are checked by checkIdleTransfers.
             var running: Int32 = 0
             clock.tick()
             curl_multi_perform(multi, &running)
             collectCompletions()
-            checkIdleLeanTransfers()
+            checkIdleTransfers()
             reportFinishedTransfers()
             streamHeads.release()
             runPendingJobs()
@@ -362,14 +362,14 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// Ends lean transfers whose idle timer expired (-1001), at most every ``idleCheckInterval``: they
-    /// have no progress callback to do it (``Transfer/idleTimeoutExpired()``).
-    private func checkIdleLeanTransfers() {
+    /// Ends transfers whose idle timer expired (-1001), at most every ``idleCheckInterval``
+    /// (``Transfer/idleTimeoutExpired()``).
+    private func checkIdleTransfers() {
         let now = clock.now
         guard now &- lastIdleCheck >= Self.idleCheckInterval else { return }
         lastIdleCheck = now
         var expired: [Transfer] = []
-        for transfer in transfersByTask.values where transfer.isLean && transfer.idleTimeoutExpired() {
+        for transfer in transfersByTask.values where transfer.idleTimeoutExpired() {
             expired.append(transfer)
         }
         for transfer in expired { finish(transfer, code: CURLE_OPERATION_TIMEDOUT) }

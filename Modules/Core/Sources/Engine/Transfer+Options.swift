@@ -64,8 +64,8 @@ extension Transfer {
         afc_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         afc_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         // libcurl calls a progress callback for every transfer on every turn of the loop. A lean transfer
-        // reports no progress, so it has none: its callbacks stamp activity and the engine checks its idle
-        // timer (SessionEngine.checkIdleLeanTransfers).
+        // reports no progress, so it has none: its callbacks stamp activity. The engine checks every
+        // transfer's idle timer (SessionEngine.checkIdleTransfers).
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, isLean ? 1 : 0)
         if reusesHandle {
             if isDownload { try openDownloadFile() }

@@ -9,15 +9,15 @@ import AFProtocols
 /// A transfer's progress: counts kept on the task, reported to the session at most every few
 /// milliseconds or megabytes, and the idle timer.
 extension Transfer {
+    ///
+    /// libcurl calls this for every transfer on every turn of the loop, so a call that finds nothing
+    /// moved returns at once: the engine checks idle timers on its own every
+    /// ``SessionEngine/idleCheckInterval``, and a cancel arrives as an engine command.
     func progress(downloaded: Int64, uploaded: Int64) -> Bool {
         confinement.assertOnOwner("libcurl's progress callback")
-        if task.isCancelRequested { return false }
         let received = downloaded + machine.resumeOffset
-        let hasIdleTimeout = machine.configuration.idleTimeout > 0
-        guard received != lastReceived || uploaded != lastSent else {
-            guard hasIdleTimeout, idleTimeoutExpired() else { return true }
-            return false
-        }
+        guard received != lastReceived || uploaded != lastSent else { return true }
+        if task.isCancelRequested { return false }
         lastSent = uploaded
         lastReceived = received
         let headersArrived = machine.finalHead != nil
