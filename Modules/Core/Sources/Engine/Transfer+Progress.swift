@@ -9,10 +9,10 @@ import AFProtocols
 /// A transfer's progress: counts kept on the task, reported to the session at most every few
 /// milliseconds or megabytes, and the idle timer.
 extension Transfer {
-    ///
-    /// libcurl calls this for every transfer on every turn of the loop, so a call that finds nothing
-    /// moved returns at once: the engine checks idle timers on its own every
-    /// ``SessionEngine/idleCheckInterval``, and a cancel arrives as an engine command.
+    /// libcurl's progress callback: new counts go to the task and, now and then, to the session. libcurl
+    /// calls it for every transfer on every turn of the loop, so a call that finds nothing moved returns
+    /// at once: the engine checks idle timers on its own every ``SessionEngine/idleCheckInterval``, and
+    /// a cancel arrives as an engine command. Returns false to abort the transfer.
     func progress(downloaded: Int64, uploaded: Int64) -> Bool {
         confinement.assertOnOwner("libcurl's progress callback")
         let received = downloaded + machine.resumeOffset

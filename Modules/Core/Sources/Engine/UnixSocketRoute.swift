@@ -16,9 +16,9 @@ struct UnixSocketRoute: Equatable {
     /// What `CURLOPT_URL` gets.
     let curlURL: String
 
-    /// The route of `url`, nil when it does not use a socket. `sessionSocketPath`: the session's socket.
+    /// The route of `url`, nil when it does not use a socket. `scheme`: the URL's scheme, lowercased (read
+    /// once by the caller); `sessionSocketPath`: the session's socket.
     /// - Throws: -1000 `badURL` for an `http+unix` URL whose host is not an absolute path.
-    /// `scheme`: the URL's scheme, lowercased (read once by the caller).
     init?(url: URL, scheme: String?, sessionSocketPath: String?) throws {
         switch scheme {
         case "http+unix", "https+unix":
