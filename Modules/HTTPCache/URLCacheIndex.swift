@@ -146,33 +146,68 @@ final class URLCacheIndex: Sendable {
     static func key(ofIdentifier identifier: some StringProtocol) -> Int? {
         guard let bytes = Data(base64Encoded: String(identifier)) else { return nil }
         var hasher = Hasher()
-        for byte in bytes { hasher.combine(byte) }
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         return hasher.finalize()
     }
 
     /// The key of the entries of a request for `url`, filed as ``ResponseCache/storageRequest(for:)``
-    /// files it (a query joins the path after a "?"), hashed from the URL's parts without building that
-    /// request or its base64 name; nil (ask Foundation) for a host that is not ASCII, or a path or query
-    /// with percent escapes, whose decoding is left to Foundation's `path`.
+    /// files it (a query joins the path after a "?", and Foundation's `path` of that slot drops its
+    /// trailing slashes but for a lone "/"), hashed from the URL's parts without building that request
+    /// or its base64 name; nil (ask Foundation) for a host that is not ASCII, a path that decodes to a
+    /// "%", or a query with a percent escape.
+    ///
+    /// Asked before every lookup of a session with a cache (`URLCache.shared` by default), so the parts
+    /// are read percent-encoded when they hold no escape (then they equal their decoded forms, and
+    /// Foundation's decoding costs several times more), and hashed in one piece.
     static func key(ofRequestFor url: URL) -> Int? {
-        guard let host = url.host, host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        let path = url.path
-        let query = url.query
-        // Byte scans: with Foundation imported, `contains("%")` is StringProtocol's search through NSString.
-        let percent = UInt8(ascii: "%")
-        guard !path.utf8.contains(percent), !(query?.utf8.contains(percent) ?? false) else { return nil }
+        guard let host = decoded(url.host(percentEncoded: true), or: url.host),
+              host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let path = decoded(url.path(percentEncoded: true), or: url.path(percentEncoded: false)) ?? ""
+        // A query with escapes is left to Foundation (the slot's `path` would decode them).
+        let query = url.query(percentEncoded: true)
+        guard !hasPercent(path), !(query.map(hasPercent) ?? false) else { return nil }
+        // The slot's path is `path` + "?" + `query`, without trailing slashes but for a lone "/". The parts
+        // are hashed one after another: the same bytes as the joined text, without building it.
         var hasher = Hasher()
-        for byte in host.utf8 { hasher.combine(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        func combine(_ text: Substring) {
+            _ = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+                ?? Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+        combine(Substring(host.lowercased()))
         hasher.combine(UInt8(0))
-        for byte in String(url.port ?? -1).utf8 { hasher.combine(byte) }
+        combine(Substring(String(url.port ?? -1)))
         hasher.combine(UInt8(0))
-        for byte in path.utf8 { hasher.combine(byte) }
         if let query {
+            combine(Substring(path))
             hasher.combine(UInt8(ascii: "?"))
-            for byte in query.utf8 { hasher.combine(byte) }
+            combine(withoutTrailingSlashes(Substring(query), keepingOne: false))
+        } else {
+            combine(withoutTrailingSlashes(Substring(path), keepingOne: true))
         }
         hasher.combine(UInt8(0))
         return hasher.finalize()
+    }
+
+    /// `text` without its trailing slashes; `keepingOne`: a text of slashes only keeps its first.
+    private static func withoutTrailingSlashes(_ text: Substring, keepingOne: Bool) -> Substring {
+        var trimmed = text
+        while trimmed.utf8.last == UInt8(ascii: "/"), !keepingOne || trimmed.utf8.count > 1 { trimmed = trimmed.dropLast() }
+        return trimmed
+    }
+
+    /// `encoded` when it holds no percent escape (it is then its own decoded form), else `decoded`.
+    private static func decoded(_ encoded: String?, or decoded: @autoclosure () -> String?) -> String? {
+        guard let encoded else { return decoded() }
+        return hasPercent(encoded) ? decoded() : encoded
+    }
+
+    /// A byte scan: with Foundation imported, `contains("%")` is StringProtocol's search through NSString.
+    private static func hasPercent(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, Int32(UInt8(ascii: "%")), bytes.count) != nil
+        }
     }
 
     // MARK: The directory

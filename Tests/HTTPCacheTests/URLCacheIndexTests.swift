@@ -64,7 +64,11 @@ import AFProtocols
                 .flatMap { URLCacheIndex.key(ofIdentifier: $0) }
         }
         for text in ["http://h/p", "http://H.Test:81/p?q=1&r=2", "http://h/p?", "http://h/p?a?b", "http://h/p#f",
-                     "http://h/p?x#f", "https://127.0.0.1:8443/a/b/c?n=42", "http://h/a%20b", "http://h/a%20b?x=1"] {
+                     "http://h/p?x#f", "https://127.0.0.1:8443/a/b/c?n=42", "http://h/a%20b", "http://h/a%20b?x=1",
+                     // Trailing slashes (the slot's `path` drops them but for a lone "/", after the query),
+                     // no path, and paths only escapes make ASCII.
+                     "http://h/a/", "http://h/a//?q=1", "http://h/items/?page=2", "http://h/p?x/", "http://h//",
+                     "http://h/", "http://h", "http://h/é/x/", "http://h/a b/"] {
             let url = URL(string: text)!
             #expect(URLCacheIndex.key(ofRequestFor: url) != nil, "\(text)")
             #expect(URLCacheIndex.key(ofRequestFor: url) == slotKey(url), "\(text)")
@@ -106,6 +110,21 @@ import AFProtocols
         try FileManager.default.removeItem(at: directory)
         Thread.sleep(forTimeInterval: 0.01)
         #expect(!index.mayHold(later))
+    }
+
+    /// A path's trailing slash stays when a query follows it (the slot's path ends with the query): such
+    /// entries were once looked for under the path without its slash, and so never found.
+    @Test func anEntryWhosePathEndsInASlashBeforeItsQueryIsFound() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
+        let other = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
+        let stored = URL(string: "http://127.0.0.1:1/items/?page=2")!
+        Self.store(stored, in: other)
+        let index = try #require(URLCacheIndex.index(for: cache))
+        #expect(index.mayHold(stored))
+        #expect(!index.mayHold(URL(string: "http://127.0.0.1:1/items?page=2")!))
+        #expect(!index.mayHold(URL(string: "http://127.0.0.1:1/items/?page=3")!))
     }
 
     @Test func entriesStoredInThisProcessAreRememberedUpToTheBound() throws {
