@@ -13,6 +13,13 @@ import AFProtocols
         FileManager.default.temporaryDirectory.appendingPathComponent("url-cache-index-\(UUID().uuidString)")
     }
 
+    /// The cache whose index a test reads, and another writer on the same directory (as another process
+    /// would be).
+    private static func cachesSharing(_ directory: URL) -> (indexed: URLCache, other: URLCache) {
+        (URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path),
+         URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path))
+    }
+
     private static func store(_ url: URL, in cache: URLCache, body: String = "x") {
         let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
                                        headerFields: ["Cache-Control": "max-age=60"])!
@@ -91,9 +98,7 @@ import AFProtocols
     @Test func missesAreDecidedFromTheListingAndEntriesWrittenLaterAreSeen() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
-        // Another writer on the same directory: another URLCache (as another process would be).
-        let other = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
+        let (cache, other) = Self.cachesSharing(directory)
         let stored = URL(string: "http://127.0.0.1:1/stored?n=1")!
         let later = URL(string: "http://127.0.0.1:1/later")!
         Self.store(stored, in: other)
@@ -117,8 +122,7 @@ import AFProtocols
     @Test func anEntryWhosePathEndsInASlashBeforeItsQueryIsFound() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
-        let other = URLCache(memoryCapacity: 0, diskCapacity: 1 << 22, diskPath: directory.path)
+        let (cache, other) = Self.cachesSharing(directory)
         let stored = URL(string: "http://127.0.0.1:1/items/?page=2")!
         Self.store(stored, in: other)
         let index = try #require(URLCacheIndex.index(for: cache))

@@ -35,7 +35,11 @@ func runClient(_ mode: String, url: URL, count: Int, width: Int) {
     let configuration = isDefault ? URLSessionConfiguration.default : URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = max(width, 6)
     configuration.urlCache = nil
-    if mode == "default-cache-misses", let directory = ProcessInfo.processInfo.environment[cacheDirectoryVariable] {
+    if mode == "default-cache-misses" {
+        // Without its directory this client would measure no cache at all under the cache's name.
+        guard let directory = ProcessInfo.processInfo.environment[cacheDirectoryVariable] else {
+            fatalError("default-cache-misses: \(cacheDirectoryVariable) names no cache directory")
+        }
         configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 1 << 30, diskPath: directory)
     }
     let manager = URLSessionManager(sessionConfiguration: configuration, responseSerializer: HTTPResponseSerializer())
