@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AFObservability", targets: ["AFObservability"]),
         .library(name: "AFURLProtocol", targets: ["AFURLProtocol"]),
         .library(name: "AFHTTPCache", targets: ["AFHTTPCache"]),
+        .library(name: "AFCookies", targets: ["AFCookies"]),
         .library(name: "AFRequestSerialization", targets: ["AFRequestSerialization"]),
         .library(name: "AFResponseSerialization", targets: ["AFResponseSerialization"]),
         .library(name: "AFMultipart", targets: ["AFMultipart"]),
@@ -69,6 +70,10 @@ let package = Package(
         ], path: "Modules/Observability"),
         .target(name: "AFURLProtocol", dependencies: ["AFProtocols"], path: "Modules/URLProtocol"),
         .target(name: "AFHTTPCache", dependencies: ["AFProtocols"], path: "Modules/HTTPCache"),
+        // The cookie jar: RFC 6265bis on libpsl's public suffix list (libcurl links the same library).
+        .systemLibrary(name: "CLibPSL", path: "Modules/Cookies/CLibPSL", pkgConfig: "libpsl",
+                       providers: [.apt(["libpsl-dev"])]),
+        .target(name: "AFCookies", dependencies: ["AFProtocols", "CLibPSL"], path: "Modules/Cookies/Sources"),
 
         // MARK: Serialization and multipart
         .target(name: "AFRequestSerialization", dependencies: ["AFProtocols"], path: "Modules/RequestSerialization"),
@@ -111,7 +116,7 @@ let package = Package(
         // AFOperations builds on AFCore's engine (through `package` access), so it lives beside the umbrella,
         // the only other place that imports more than AFProtocols.
         // The plugins every composed manager gets (`SessionPlugins.standard`), defined once.
-        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol", "AFHTTPCache"],
+        .target(name: "AFStandardPlugins", dependencies: ["AFProtocols", "AFObservability", "AFURLProtocol", "AFHTTPCache", "AFCookies"],
                 path: "Modules/AFNetworking/StandardPlugins"),
         // The lean path in swift-http-types' currency, on AFCore's engine (through `package` access).
         .target(name: "AFHTTPTypes", dependencies: [
@@ -128,6 +133,7 @@ let package = Package(
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
             "AFProtocols", "AFCore", "AFHTTPTypes", "AFServerSentEvents", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
+            "AFCookies",
             "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",
@@ -154,6 +160,8 @@ let package = Package(
                     path: "Tests/OpenAPITests"),
         .testTarget(name: "AFServerSentEventsTests", dependencies: ["AFServerSentEvents", "AFCore", "LoopbackSupport"],
                     path: "Tests/ServerSentEventsTests"),
+        .testTarget(name: "AFCookiesTests", dependencies: ["AFCookies", "AFProtocols", "CTestIsolation"],
+                    path: "Tests/CookiesTests"),
         .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],
                     path: "Tests/HTTPCacheTests"),
         // The standard observer on the umbrella's managers (the API users meet: `manager.logger`, ...).

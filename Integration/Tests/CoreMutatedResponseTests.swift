@@ -82,6 +82,55 @@ struct CoreMutatedResponseTests {
         #expect(response.statusCode == 200 && data == Data("ok\n".utf8))
     }
 
+    /// Mutated responses of 1,000 to 6,000 Set-Cookie lines each (every shape: domains, public suffixes,
+    /// prefixes, dates, oversized names), 24 in flight, on the default configuration's jar (AFCookies):
+    /// Foundation's storage did not finish four of these in 30 s; every one must now end before its
+    /// request timeout, and the jar must stay within its bounds.
+    @Test(.timeLimit(.minutes(3)))
+    func cookieFloodsEndAndLeaveTheJarWithinItsBounds() async throws {
+        let servers = try await IntegrationServers.shared()
+        let jar = CookieJar(limits: .init(maximumCookiesPerDomain: 180, maximumCookies: 3_300))
+        var plugins = SessionPlugins.standard
+        plugins.cookieStorage = jar
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 10
+        let manager = HTTPSessionManager(baseURL: nil, sessionConfiguration: configuration,
+                                         requestSerializer: HTTPRequestSerializer(),
+                                         responseSerializer: HTTPResponseSerializer(), plugins: plugins)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.updateSettings { $0.transferLimits.maximumHeaderSize = 1 << 20 }
+        let base = servers.faultServer.baseURL
+        let seeds = Array(50_000..<50_240)
+        var endings: [Ending: Int] = [:]
+        for chunk in stride(from: 0, to: seeds.count, by: 24) {
+            let batch = seeds[chunk..<min(chunk + 24, seeds.count)]
+            let results = await withTaskGroup(of: Ending.self) { group in
+                for seed in batch {
+                    let url = hostileURL(base, "/hostile/mutated", ["seed": "\(seed)", "kind": "cookie-flood"])
+                    group.addTask {
+                        do { return .status(try await manager.session.data(for: URLRequest(url: url)).1.statusCode) } catch {
+                            return Self.ending(error)
+                        }
+                    }
+                }
+                var all: [Ending] = []
+                for await ending in group { all.append(ending) }
+                return all
+            }
+            for ending in results { endings[ending, default: 0] += 1 }
+        }
+        #expect(endings.values.reduce(0, +) == seeds.count)
+        // Most responses were read whole (their cookies stored); none reached its request timeout.
+        #expect((endings[.status(200)] ?? 0) >= seeds.count / 2, "\(endings)")
+        #expect(endings[.urlError(.timedOut)] == nil, "\(endings)")
+        for case (.other(let type), let count) in endings { Issue.record("\(count) request(s) ended with \(type)") }
+        // One host (127.0.0.1) set them all: its bound holds, and so does the jar's.
+        #expect(jar.count > 0 && jar.count <= 180)
+        // (A Domain=127.0.0.1 cookie is a domain cookie, ".127.0.0.1", that matches that address alone.)
+        #expect(jar.cookies.allSatisfy { ["127.0.0.1", ".127.0.0.1"].contains($0.domain) && $0.value.utf8.count <= 4_096 },
+                "\(jar.cookies.filter { !["127.0.0.1", ".127.0.0.1"].contains($0.domain) || $0.value.utf8.count > 4_096 }.prefix(3))")
+    }
+
     private static func ending(_ error: any Error) -> Ending {
         if let error = error as? URLError { return .urlError(error.code) }
         return .other(String(describing: type(of: error)))

@@ -15,6 +15,9 @@ One request per connection (every response says `Connection: close`). nginx prox
 Hostile endpoints, one behaviour each (nginx serves /hostile/ on every port, so the same endpoint is
 reachable from several origins and over TLS):
     /hostile/set-cookie?cookie=C[&cookie=C...]   200 with a Set-Cookie: C line for each
+    /hostile/cookie-flood?count=N[&attributes=A]   200 with N Set-Cookie lines `c<i in base 36>=1A`
+                                 (A default ";Max-Age=99": persistent cookies), no spaces, so 10,000 fit
+                                 in libcurl's 300 KiB header bound
     /hostile/echo-headers        200 {"method", "path", "headers": {lowercased name: value}}
     /hostile/echo-header-lines   200 {"lines": [[name, value], ...]}: the request's header lines as sent
     /hostile/redirect?to=U[&status=S][&body=endless]   S (default 302) with Location: U; with
@@ -46,7 +49,12 @@ reachable from several origins and over TLS):
     /hostile/mutated?seed=N[&kind=K]   one of eight realistic responses (a cacheable 200 with dates, a 503
                                  with Retry-After, a redirect, a gzip-compressed chunked body, a 401, a 206,
                                  a 304, a 200 with Set-Cookie; K picks one) with one to three mutations drawn
-                                 from a generator seeded with N: the same N is the same bytes, every run
+                                 from a generator seeded with N: the same N is the same bytes, every run.
+                                 kind=cookie-flood (only when asked for): a 200 with 1,000 to 5,000 Set-Cookie
+                                 lines of every shape (domains, paths, prefixes, dates, Secure), mutated too
+
+Asked as an HTTP proxy (a request target in absolute form, `GET http://any.name/path`), it serves the path
+itself, answering for any host name.
 
 Usage: fault_server.py --port PORT [--pid-file PATH]
 """
@@ -97,6 +105,15 @@ async def hostile(path, query, method, headers, reader, writer, lines):
         cookies = [("Set-Cookie", value) for value in query.get("cookie", [])]
         writer.write(response_head(200, "OK", cookies + [("Content-Type", "application/json"),
                                                          ("Content-Length", str(len(body)))]) + body)
+    elif path == "/hostile/cookie-flood":
+        # Compact lines (`Set-Cookie:c<i in base 36>=1;Max-Age=99`), so that 10,000 of them fit in the
+        # 300 KiB libcurl 7.88 allows a response's header block.
+        count = int(arg("count", "10000"))
+        attributes = arg("attributes", ";Max-Age=99").encode("latin-1")
+        body = b"{}\n"
+        head = [b"HTTP/1.1 200 OK"] + [b"Set-Cookie:c%s=1%s" % (base36(i), attributes) for i in range(count)]
+        head += [b"Content-Length: %d" % len(body), b"Connection: close"]
+        writer.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
     elif path == "/hostile/echo-headers":
         await send_json(writer, 200, "OK", {"method": method, "path": path, "headers": headers})
     elif path == "/hostile/echo-header-lines":
@@ -249,6 +266,17 @@ async def hostile(path, query, method, headers, reader, writer, lines):
     return True
 
 
+def base36(number):
+    """`number` in base 36, lowercase (0-9a-z)."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+        if number == 0:
+            return text.encode("ascii")
+
+
 MUTATION_KINDS = ["cacheable", "retry-after", "redirect", "gzip-chunked", "unauthorized", "partial",
                   "not-modified", "set-cookie"]
 HOSTILE_NUMBERS = [b"99999999999", b"2147485547", b"300000000", b"-1", b"18446744073709551616", b"0",
@@ -286,6 +314,15 @@ def mutation_template(rng, kind, seed):
     elif kind == "not-modified":
         body = b""
         lines = [b"HTTP/1.1 304 Not Modified", b"Date: " + date, b'ETag: "v%d"' % seed, b"Cache-Control: max-age=60"]
+    elif kind == "cookie-flood":
+        shapes = [b"; Max-Age=86400", b"; Path=/a", b"; Domain=127.0.0.1", b"; Domain=co.uk", b"; Secure",
+                  b"; Expires=Sun, 06 Nov 2094 08:49:37 GMT", b"; Max-Age=0", b"; HttpOnly; SameSite=Lax",
+                  b"; Path=/; Max-Age=99999999999", b""]
+        names = [b"c", b"__Host-c", b"__Secure-c", b""]
+        lines = [b"HTTP/1.1 200 OK", b"Content-Type: application/json"]
+        for i in range(rng.randint(1000, 5000)):
+            name = b"x" * 5000 if i % 500 == 499 else rng.choice(names)  # now and then past the size bound
+            lines.append(b"Set-Cookie: %s%d=%d%s" % (name, i % 400, i, rng.choice(shapes)))
     else:
         lines = [b"HTTP/1.1 200 OK", b"Set-Cookie: session=%d; Path=/; Max-Age=60" % seed,
                  b"Set-Cookie: other=1; Domain=127.0.0.1; Expires=Sun, 06 Nov 2094 08:49:37 GMT",
@@ -297,7 +334,7 @@ def mutated_response(seed, kind=None):
     """A response of `kind` (else one drawn from the seed) with one to three seeded mutations."""
     import random
     rng = random.Random(seed)
-    kind = kind if kind in MUTATION_KINDS else rng.choice(MUTATION_KINDS)
+    kind = kind if kind in MUTATION_KINDS + ["cookie-flood"] else rng.choice(MUTATION_KINDS)
     lines, body = mutation_template(rng, kind, seed)
     truncate_at = None
     for _ in range(rng.randint(1, 3)):
@@ -426,6 +463,10 @@ async def handle(reader, writer):
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
             lines.append([name.strip(), value.strip()])
+        if target.startswith("http://"):
+            # Asked as an HTTP proxy (absolute form): answer for any host name by serving the path, so a
+            # test can reach these endpoints under names such as a.example.co.uk without DNS.
+            target = "/" + target[len("http://"):].partition("/")[2]
         path, _, query_string = target.partition("?")
         query = urllib.parse.parse_qs(query_string)
 

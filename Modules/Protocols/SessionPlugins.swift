@@ -16,13 +16,19 @@ public struct SessionPlugins: Sendable {
     /// request loads. Read once, when a session is made (as the configuration is): changing a made
     /// session's `plugins` does not change its cache.
     public var responseCache: (any ResponseCaching)?
+    /// The cookie jar that stands in for Foundation's shared `HTTPCookieStorage`: a session whose
+    /// configuration's `httpCookieStorage` is `HTTPCookieStorage.shared` (as `URLSessionConfiguration.default`'s
+    /// is) keeps its cookies here instead. Default nil: the configuration's storage is used as it is.
+    /// Read once, when a session is made.
+    public var cookieStorage: (any CookieStoring)?
 
-    /// Plugins with `observer`, `localResponder` and `responseCache` (default none).
+    /// Plugins with `observer`, `localResponder`, `responseCache` and `cookieStorage` (default none).
     public init(observer: (any RequestObserver)? = nil, localResponder: (any LocalResponder)? = nil,
-                responseCache: (any ResponseCaching)? = nil) {
+                responseCache: (any ResponseCaching)? = nil, cookieStorage: (any CookieStoring)? = nil) {
         self.observer = observer
         self.localResponder = localResponder
         self.responseCache = responseCache
+        self.cookieStorage = cookieStorage
     }
 
     /// No plugins: the bare engine.

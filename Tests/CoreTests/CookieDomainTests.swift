@@ -31,6 +31,6 @@ struct CookieDomainTests {
         ("http://[::1]/", "localhost", false),
     ])
     func aResponseSetsCookiesForItsOwnHostOrAParentOnly(url: String, domain: String, allowed: Bool) throws {
-        #expect(CookiePolicy.responseMaySet(try cookie(domain: domain), from: try #require(URL(string: url))) == allowed)
+        #expect(FoundationCookieJar.responseMaySet(try cookie(domain: domain), from: try #require(URL(string: url))) == allowed)
     }
 }

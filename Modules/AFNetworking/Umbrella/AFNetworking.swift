@@ -13,6 +13,7 @@
 @_exported import AFObservability
 @_exported import AFURLProtocol
 @_exported import AFHTTPCache
+@_exported import AFCookies
 @_exported import AFStandardPlugins
 @_exported import AFRequestSerialization
 @_exported import AFResponseSerialization

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// Which cookies a request sends and which of its response's cookies are stored, from the session's
 /// `httpCookieStorage`, `httpShouldSetCookies` and `httpCookieAcceptPolicy` and the request's
@@ -13,46 +14,41 @@ import FoundationNetworking
 ///   `onlyFromMainDocumentDomain`, cookies of responses whose host is the main document's host or shares
 ///   its domain (one is the other or a subdomain of it). A request without a main document is its own,
 ///   so its cookies are accepted;
-/// - a cookie is stored only for the responding host or a parent domain of it (``responseMaySet(_:from:)``).
+/// - which of the cookies a response sets are kept is the jar's rule (``FoundationCookieJar``'s for a
+///   Foundation storage).
 struct CookiePolicy: Sendable {
     /// nil: the session keeps no cookies.
-    let storage: HTTPCookieStorage?
+    let jar: (any CookieStoring)?
     let sendsStoredCookies: Bool
     let acceptPolicy: HTTPCookie.AcceptPolicy
 
-    init(configuration: URLSessionConfiguration) {
-        storage = configuration.httpCookieStorage
+    /// The policy of `configuration`; `sharedStandIn` (a plugin's jar) replaces Foundation's shared
+    /// storage where the configuration names it.
+    init(configuration: URLSessionConfiguration, sharedStandIn: (any CookieStoring)? = nil) {
+        if let storage = configuration.httpCookieStorage {
+            if let sharedStandIn, storage === HTTPCookieStorage.shared {
+                jar = sharedStandIn
+            } else {
+                jar = FoundationCookieJar(storage: storage)
+            }
+        } else {
+            jar = nil
+        }
         sendsStoredCookies = configuration.httpShouldSetCookies
         acceptPolicy = configuration.httpCookieAcceptPolicy
     }
 
-    /// The storage whose cookies a request sends, or nil when it sends none.
+    /// The jar whose cookies a request sends, or nil when it sends none.
     /// `handlesCookies`: the request's `httpShouldHandleCookies` (true for an `HTTPRequest`).
-    func storageSending(handlesCookies: Bool) -> HTTPCookieStorage? {
+    func jarSending(handlesCookies: Bool) -> (any CookieStoring)? {
         guard sendsStoredCookies, handlesCookies else { return nil }
-        return storage
-    }
-
-    /// Whether a response from `responseURL` may set `cookie` (RFC 6265 §5.3): its domain must be the
-    /// response's host or, for a host name, a parent of it with at least two labels. Foundation on Linux
-    /// stores a cookie for any domain it names, so without this a hostile server could plant cookies
-    /// that the session would then send to another site.
-    static func responseMaySet(_ cookie: HTTPCookie, from responseURL: URL) -> Bool {
-        guard var host = responseURL.host?.lowercased(), !host.isEmpty else { return false }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        var domain = cookie.domain.lowercased()
-        if domain.hasPrefix(".") { domain.removeFirst() }
-        if domain == host { return true }
-        // An address is its own domain; a single label ("com", "local") is no one's to set.
-        let isAddress = host.utf8.contains(UInt8(ascii: ":")) || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
-        guard !isAddress, domain.utf8.contains(UInt8(ascii: ".")) else { return false }
-        return host.hasSuffix("." + domain)
+        return jar
     }
 
     /// Whether cookies set by a response from `responseURL` may be stored, for a request whose
     /// `httpShouldHandleCookies` is `handlesCookies` and whose `mainDocumentURL` is `mainDocumentURL`.
     func acceptsCookies(from responseURL: URL, handlesCookies: Bool, mainDocumentURL: URL?) -> Bool {
-        guard storage != nil, handlesCookies else { return false }
+        guard jar != nil, handlesCookies else { return false }
         switch acceptPolicy {
         case .always: return true
         case .never: return false

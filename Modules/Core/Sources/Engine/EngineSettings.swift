@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AFProtocols
 
 /// The parts of a `URLSessionConfiguration` the engine applies, copied once so the engine thread never
 /// reads the (non-Sendable) configuration object.
@@ -25,8 +26,10 @@ struct EngineSettings: Sendable {
     /// the session fails with it before anything is sent.
     var invalidAdditionalHeader: InvalidRequestError.Reason?
 
-    /// The settings of a session on `configuration` whose cache `responseCaching` makes (nil: none).
-    init(configuration: URLSessionConfiguration, responseCaching: (any ResponseCaching)? = nil) {
+    /// The settings of a session on `configuration` whose cache `responseCaching` makes (nil: none) and
+    /// whose cookies `sharedCookieStandIn` keeps where the configuration names Foundation's shared storage.
+    init(configuration: URLSessionConfiguration, responseCaching: (any ResponseCaching)? = nil,
+         sharedCookieStandIn: (any CookieStoring)? = nil) {
         var headers: [(name: String, value: String)] = []
         for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
             if let name = key as? String { headers.append((name, "\(value)")) }
@@ -43,7 +46,7 @@ struct EngineSettings: Sendable {
         requestTimeout = configuration.timeoutIntervalForRequest
         resourceTimeout = configuration.timeoutIntervalForResource
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
-        cookies = CookiePolicy(configuration: configuration)
+        cookies = CookiePolicy(configuration: configuration, sharedStandIn: sharedCookieStandIn)
         credentialStorage = configuration.urlCredentialStorage
         protocolClasses = (configuration.protocolClasses ?? []).filter {
             !String(reflecting: $0).hasPrefix("FoundationNetworking.")

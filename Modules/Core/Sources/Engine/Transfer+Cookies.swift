@@ -1,5 +1,3 @@
-import CCurl
-import CCurlShim
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,14 +9,8 @@ extension Transfer {
     /// Stores the cookies the response from `url` sets, as the session's cookie policy allows.
     func storeCookies(url: URL) {
         let lines = machine.setCookieLines
-        guard !lines.isEmpty, let storage = settings.cookies.storage,
-              acceptsCookies(from: url) else { return }
-        var cookies: [HTTPCookie] = []
-        for line in lines {
-            cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
-                .filter { CookiePolicy.responseMaySet($0, from: url) }
-        }
-        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+        guard !lines.isEmpty, let jar = settings.cookies.jar, acceptsCookies(from: url) else { return }
+        jar.storeCookies(fromSetCookieValues: lines, responseURL: url)
     }
 
     /// Whether cookies the response from `url` sets may be stored (read without building a request).

@@ -38,7 +38,7 @@ extension Transfer {
         // With stored cookies to send, the engine follows redirects itself (a new attempt per hop), so each
         // hop carries the cookies stored for its own URL, those the redirect just set included; libcurl
         // would send the first request's header list again (or, across origins, no cookie at all).
-        let engineFollowsForCookies = settings.cookies.storageSending(handlesCookies: sent.handlesCookies) != nil
+        let engineFollowsForCookies = settings.cookies.jarSending(handlesCookies: sent.handlesCookies) != nil
         let options = try transferOptions(sent, connection: connection, isHTTPS: isHTTPS,
                                           socketPath: socketRoute?.socketPath,
                                           followsRedirectsManually: redirectHookDecides || engineFollowsForCookies)
@@ -262,9 +262,8 @@ extension Transfer {
         func isSent(_ lowered: String) -> Bool {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
         }
-        if let storage = settings.cookies.storageSending(handlesCookies: sent.handlesCookies), !isSent("cookie"),
-           let cookies = storage.cookies(for: url), !cookies.isEmpty,
-           let cookieHeader = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] {
+        if let jar = settings.cookies.jarSending(handlesCookies: sent.handlesCookies), !isSent("cookie"),
+           let cookieHeader = jar.cookieHeaderValue(for: url) {
             headers.addLine("Cookie: ", cookieHeader)
         }
         if let resume = task.resumeState, machine.resumeOffset > 0, !isSent("range") {

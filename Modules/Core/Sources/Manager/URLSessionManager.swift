@@ -72,7 +72,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
                 responseSerializer: any ResponseSerializing = HTTPResponseSerializer(),
                 plugins: SessionPlugins = .none) {
         let configuration = configuration ?? URLSessionConfiguration.default
-        configurationTemplate = EngineSettings(configuration: configuration, responseCaching: plugins.responseCache)
+        configurationTemplate = EngineSettings(configuration: configuration, responseCaching: plugins.responseCache,
+                                               sharedCookieStandIn: plugins.cookieStorage)
         configurationCopy = URLSessionConfiguration.Snapshot(configuration)
         state.withLock {
             $0.settings.responseSerializer = responseSerializer
@@ -98,6 +99,12 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// A copy of the configuration the session was created with.
     public var sessionConfiguration: URLSessionConfiguration { configurationCopy.make() }
+
+    /// The cookie jar this session sends cookies from and stores them in: the configuration's
+    /// `httpCookieStorage`, or, where that is Foundation's shared storage and the plugins name a
+    /// ``SessionPlugins/cookieStorage`` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
+    /// nil when the configuration keeps no cookies.
+    public var cookieStorage: (any CookieStoring)? { configurationTemplate.cookies.jar }
 
     /// The settings as one value: a consistent snapshot to read, or a whole value to apply (see
     /// ``Settings``; ``updateSettings(_:)`` changes several at once). Each setting is also a property of
