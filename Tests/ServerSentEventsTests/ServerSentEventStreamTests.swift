@@ -75,4 +75,59 @@ struct ServerSentEventStreamTests {
             for try await _ in manager.session.events(for: URLRequest(url: url)) {}
         }
     }
+
+    /// Where the stream is when the task reading it is cancelled.
+    enum CancelledWhile: String, CaseIterable, Sendable {
+        /// The server accepted the request and never answers it (`/stall`).
+        case connecting
+        /// The server sent one event and holds the rest back (`/events-gated/<name>`).
+        case reading
+        /// The server closed without an event; the reconnection waits 60 s (`/events-empty/<name>`).
+        case waitingToReconnect
+    }
+
+    @Test(arguments: CancelledWhile.allCases)
+    func cancellingTheReadingTaskEndsTheLoopWithoutAnError(while phase: CancelledWhile) async throws {
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let name = UUID().uuidString
+        let path = switch phase {
+        case .connecting: "/stall"
+        case .reading: "/events-gated/\(name)"
+        case .waitingToReconnect: "/events-empty/\(name)"
+        }
+        var configuration = ServerSentEvents.Configuration()
+        configuration.reconnectionDelay = .seconds(60)
+        let (firstEvent, firstEventArrived) = AsyncStream<Void>.makeStream()
+        let reader = Task { () async throws -> [String] in
+            defer { firstEventArrived.finish() }  // a reader that fails first does not leave the test waiting
+            var received: [String] = []
+            for try await event in manager.session.events(for: URLRequest(url: sharedServer.url(path)),
+                                                          configuration: configuration) {
+                received.append(event.data)
+                firstEventArrived.yield()
+            }
+            return received
+        }
+        switch phase {
+        case .connecting:
+            // Connecting whenever the cancellation comes: the server never answers.
+            try await Task.sleep(for: .milliseconds(100))
+        case .reading:
+            for await _ in firstEvent { break }
+        case .waitingToReconnect:
+            let deadline = ContinuousClock.now + .seconds(10)
+            while sharedServer.gates.requestCount(name) == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            // The close follows the comment at once; the wait for the reconnection is 60 s.
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        reader.cancel()
+        let outcome = await reader.result
+        sharedServer.gates.open(name)  // lets the gated route's thread go
+        // No URLError(.cancelled), no CancellationError: the loop ended, with what it had read.
+        #expect(try outcome.get() == (phase == .reading ? ["first"] : []))
+        #expect(sharedServer.gates.requestCount(name) == (phase == .waitingToReconnect ? 1 : 0))
+    }
 }

@@ -9,12 +9,16 @@ import FoundationNetworking
 /// path's backpressure), and reconnects after a dropped connection with `Last-Event-ID` and the server's
 /// `retry:` delay, as the WHATWG HTML standard's `EventSource` does.
 ///
-/// The sequence ends when the server answers 204, and when the caller stops reading (the transfer is
-/// cancelled). It throws ``ServerSentEventError`` for a status other than 200 or 204, a content type other
-/// than `text/event-stream`, a line or event past the parser's limits, or when
+/// The sequence ends without an error (`next()` returns nil) when the server answers 204, when the caller
+/// leaves the loop (the transfer is cancelled), and when the task iterating it is cancelled, whether it was
+/// connecting, reading or waiting to reconnect (the transfer is cancelled too). It throws
+/// ``ServerSentEventError`` for a status other than 200 or 204, a content type other than
+/// `text/event-stream`, a line or event past the parser's limits, or when
 /// ``Configuration/maximumReconnections`` reconnections in a row brought no event
 /// (``ServerSentEventError/reconnectionsExhausted(_:)``; the transport's `URLError` when the last of them
 /// failed to connect); and the transport's `URLError` for a failed first connection.
+///
+/// Threading: the sequence is `Sendable`; iterate each iterator from one task.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
     public typealias Failure = any Error
@@ -66,8 +70,27 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             parser = ServerSentEventParser(limits: configuration.limits)
         }
 
+        /// The next event; nil once the stream ended, and once the calling task is cancelled (without an
+        /// error, whatever the cancelled transfer or wait threw).
+        /// - Throws: as ``ServerSentEvents`` says.
         public mutating func next() async throws -> ServerSentEvent? {
+            do {
+                return try await nextEvent()
+            } catch {
+                finished = true
+                // Swift's convention: a cancelled consumer's sequence ends; the URLError(.cancelled) of
+                // its transfer or the CancellationError of its wait is not the stream's error.
+                if Task.isCancelled { return nil }
+                throw error
+            }
+        }
+
+        private mutating func nextEvent() async throws -> ServerSentEvent? {
             while !finished {
+                if Task.isCancelled {
+                    finished = true
+                    return nil
+                }
                 if nextPending < pending.count {
                     defer { nextPending += 1 }
                     return pending[nextPending]
@@ -87,13 +110,10 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 } catch let error as ServerSentEventError {
                     finished = true
                     throw error
-                } catch is CancellationError {
-                    finished = true
-                    return nil
                 } catch {
-                    // The connection broke mid-stream: reconnect.
+                    // The connection broke mid-stream: reconnect (unless the task was cancelled: the loop's
+                    // check ends the sequence).
                     dropConnection()
-                    if Task.isCancelled { finished = true }
                 }
             }
             return nil
@@ -162,6 +182,20 @@ extension LeanSession {
     /// The server-sent events of `request` (a GET, usually), read as they arrive and reconnected as the
     /// stream asks (see ``ServerSentEvents``). Nothing is sent until the sequence is iterated; each
     /// iteration reads the stream anew. `Accept: text/event-stream` and `Cache-Control: no-store` are set.
+    ///
+    /// Cancelling the task that iterates ends the sequence: `next()` returns nil and the loop ends without
+    /// an error, whether the stream was connecting, reading or waiting to reconnect; the transfer is
+    /// cancelled. Leaving the loop cancels it too.
+    ///
+    /// Errors come from the iteration, as ``ServerSentEvents`` says: ``ServerSentEventError`` for a wrong
+    /// status or content type, a line or event past the limits, or reconnections that brought nothing; the
+    /// transport's `URLError` for a failed first connection.
+    ///
+    /// - Parameters:
+    ///   - request: the stream's request; its `Accept` and `Cache-Control` are replaced.
+    ///   - configuration: limits, delays and reconnection bounds (defaults as documented on
+    ///     ``ServerSentEvents/Configuration``).
+    /// - Returns: the events, read when the sequence is iterated.
     public func events(for request: URLRequest, configuration: ServerSentEvents.Configuration = .init())
         -> ServerSentEvents {
         ServerSentEvents(session: self, request: request, configuration: configuration)
