@@ -93,7 +93,7 @@ private func release(_ key: String, _ servers: IntegrationServers, abort: Bool =
 }
 
 /// Waits until the fault server holds a request for `key`; throws after 15 s.
-private func waitUntilHeld(_ key: String, _ servers: IntegrationServers) async throws {
+func waitUntilHeld(_ key: String, _ servers: IntegrationServers) async throws {
     let url = hostileURL(servers.faultServer.baseURL, "/hostile/holding", ["key": key])
     let deadline = ContinuousClock.now + .seconds(15)
     while ContinuousClock.now < deadline {

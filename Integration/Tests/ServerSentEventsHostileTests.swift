@@ -1,5 +1,7 @@
-// Server-sent events from the fault server: a real slow stream read event by event, and a line that
-// never ends stopped at the parser's bound with a typed error (no unbounded memory).
+// Server-sent events from the fault server: a real slow stream read event by event, a line that never
+// ends stopped at the parser's bound with a typed error (no unbounded memory), a server that asks for
+// reconnections without pause held to the reconnection floor and backoff, and a reader cancelled while
+// the server holds the stream.
 import AFNetworking
 import AFTestHarness
 import Foundation
@@ -29,4 +31,71 @@ struct ServerSentEventsHostileTests {
             for try await _ in manager.session.events(for: URLRequest(url: flood), configuration: configuration) {}
         }
     }
+
+    /// How long the retry-zero test reads: shorter than the 3.5 s before a fourth connection can begin.
+    private static let window = Duration.milliseconds(2500)
+
+    @Test func aServerAskingForNoDelayIsReconnectedNoSoonerThanTheFloorAndBackedOff() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let key = UUID().uuidString
+        let url = hostileURL(servers.faultServer.baseURL, "/hostile/sse-retry-zero", ["key": key])
+        let reader = Task { () async throws -> Int in
+            var eventsRead = 0
+            for try await _ in manager.session.events(for: URLRequest(url: url)) { eventsRead += 1 }
+            return eventsRead
+        }
+        try await Task.sleep(for: Self.window)
+        reader.cancel()
+        let outcome = await reader.result
+        let seen = try await retryZeroConnections(key, servers, manager)
+        // The defaults: every connection here ends at once, so the k-th reconnection waits between
+        // 500 ms x 2^(k-1) and twice that. Connections begin at 0, by 1 s, by 3 s, and the fourth no
+        // sooner than 3.5 s: two or three in the 2.5 s window, however slow the machine (a slower one
+        // only delays them). Before the floor: 1,226 in this window (4,284 in 5 s in issue 42).
+        #expect((2...3).contains(seen.connections), "\(seen.connections) connections in \(Self.window)")
+        // By the server's clock, each wait lasted at least its backoff's lower bound: 0.5 s, then 1 s.
+        #expect(seen.gaps.count == seen.connections - 1)
+        #expect(seen.gaps.indices.allSatisfy { seen.gaps[$0] >= 0.5 * Double(1 << $0) },
+                "gaps \(seen.gaps.prefix(5))")
+        // Cancelling the reader ends the sequence without an error; the last connection's event may not
+        // have been read yet.
+        let eventsRead = try outcome.get()
+        #expect(eventsRead == seen.connections || eventsRead == seen.connections - 1)
+    }
+
+    @Test func cancellingTheReaderWhileTheServerHoldsTheStreamEndsTheSequenceQuietly() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = coreManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let key = UUID().uuidString
+        let url = hostileURL(servers.faultServer.baseURL, "/hostile/hold", ["key": key])
+        let reader = Task { () async throws -> Int in
+            var eventsRead = 0
+            for try await _ in manager.session.events(for: URLRequest(url: url)) { eventsRead += 1 }
+            return eventsRead
+        }
+        try await waitUntilHeld(key, servers)
+        reader.cancel()
+        let outcome = await reader.result
+        _ = try await manager.session.data(for: URLRequest(url: hostileURL(
+            servers.faultServer.baseURL, "/hostile/release", ["key": key])))
+        // The loop ended without an error (it used to throw URLError(.cancelled)) and read nothing.
+        #expect(try outcome.get() == 0)
+    }
+}
+
+/// The fault server's record of `/hostile/sse-retry-zero` for `key`: how many requests came, and the
+/// seconds between each and the next.
+private func retryZeroConnections(_ key: String, _ servers: IntegrationServers, _ manager: URLSessionManager)
+    async throws -> (connections: Int, gaps: [Double]) {
+    struct Record: Decodable {
+        let connections: Int
+        let gaps: [Double]
+    }
+    let (data, _) = try await manager.session.data(for: URLRequest(url: hostileURL(
+        servers.faultServer.baseURL, "/hostile/sse-retry-zero-count", ["key": key])))
+    let record = try JSONDecoder().decode(Record.self, from: data)
+    return (record.connections, record.gaps)
 }

@@ -28,6 +28,10 @@ reachable from several origins and over TLS):
     /hostile/endless             a chunked body of 64 KiB chunks that never ends
     /hostile/event-stream?count=N&interval=S[&type=jsonl][&flood=1]   N server-sent events (or JSON lines)
                                  S seconds apart, then close; flood=1: one data line that never ends
+    /hostile/sse-retry-zero?key=K   an event stream of `retry: 0` and one event (id: the request's number for K),
+                                 then close: a client that obeys it without a floor reconnects at once, forever
+    /hostile/sse-retry-zero-count?key=K   200 {"connections": N, "gaps": [seconds between one request for K
+                                 and the next, by the server's monotonic clock]}
     /hostile/huge-length         Content-Length: 2147483648, 64 KiB sent, then nothing until the client leaves
     /hostile/trickle?bytes=N&interval=S   Content-Length N, one byte ("x") every S seconds
     /hostile/range-liar?size=N   whatever the Range: 206, Content-Range: bytes 0-(N-1)/N, ETag "liar", N bytes "L"
@@ -65,6 +69,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 import urllib.parse
 import zlib
 
@@ -72,6 +77,8 @@ DROP_PROMISED = 100_000
 # Requests per key seen by /hostile/flaky (the retry tests count attempts with it).
 FLAKY_COUNTS = {}
 DROP_SENT = 40_000
+# When /hostile/sse-retry-zero received each request, by key (monotonic seconds).
+SSE_RETRY_ZERO_TIMES = {}
 # /hostile/hold's requests by key: the event its release sets, and whether that release aborts.
 HOLDS = {}
 HOLD_LIMIT_SECONDS = 60
@@ -170,6 +177,17 @@ async def hostile(path, query, method, headers, reader, writer, lines):
                 writer.write(b'{"n":%d}\n' % i)
             await writer.drain()
             await asyncio.sleep(interval)
+    elif path == "/hostile/sse-retry-zero":
+        # The reconnection storm of issue 42: `retry: 0` asks for no delay, and the one event each
+        # connection brings resets a client's count of fruitless reconnections.
+        times = SSE_RETRY_ZERO_TIMES.setdefault(arg("key", ""), [])
+        times.append(time.monotonic())
+        writer.write(response_head(200, "OK", [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")]))
+        writer.write(b"retry: 0\n\nid: %d\ndata: connection %d\n\n" % (len(times), len(times)))
+    elif path == "/hostile/sse-retry-zero-count":
+        times = SSE_RETRY_ZERO_TIMES.get(arg("key", ""), [])
+        await send_json(writer, 200, "OK", {"connections": len(times),
+                                             "gaps": [later - earlier for earlier, later in zip(times, times[1:])]})
     elif path == "/hostile/huge-length":
         writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
                                                ("Content-Length", str(1 << 31))]) + bytes(65536))
