@@ -65,6 +65,12 @@ CURLcode afc_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { retur
 CURLcode afc_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode afc_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode afc_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) { return curl_easy_getinfo(handle, info, value); }
+CURLcode afc_easy_active_socket(CURL *handle, int *socket) {
+    curl_socket_t active = CURL_SOCKET_BAD;
+    CURLcode result = curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &active);
+    *socket = result == CURLE_OK ? (int)active : -1;
+    return result;
+}
 
 const size_t afc_readfunc_pause = CURL_READFUNC_PAUSE;
 const size_t afc_readfunc_abort = CURL_READFUNC_ABORT;

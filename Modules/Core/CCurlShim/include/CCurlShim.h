@@ -32,6 +32,8 @@ CURLcode afc_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode afc_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode afc_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 CURLcode afc_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+// The socket of a connect-only transfer's connection (CURLINFO_ACTIVESOCKET takes a curl_socket_t, not a long).
+CURLcode afc_easy_active_socket(CURL *handle, int *socket);
 
 // MARK: constants defined as compound macros (not importable into Swift)
 extern const size_t afc_readfunc_pause;

@@ -29,7 +29,12 @@ final class SessionEngine: @unchecked Sendable {
         case finished(FinishedTransfer)
         /// A job of a task that prefers the engine as its executor (SessionEngine+Executor.swift).
         case run(UnownedJob)
+        /// An upgraded connection to open, or to write, read or close as its state says
+        /// (Upgrade/SessionEngine+Upgrades.swift).
+        case upgrade(UpgradeCommand, UpgradedConnection)
     }
+
+    enum UpgradeCommand { case open, service }
 
     /// What a sender has to do after queueing a command.
     private enum Wake { case none, wakeEngine, startThread }
@@ -92,6 +97,9 @@ final class SessionEngine: @unchecked Sendable {
         transfersByTask[ObjectIdentifier(transfer.task)] = transfer
         admission.transfer(from: dataTask, to: transfer.task)
     }
+    /// Upgraded connections (a WebSocket's), by identity and by their easy handle, while open.
+    var upgrades: [ObjectIdentifier: UpgradedConnection] = [:]
+    var upgradesByHandle: [UnsafeMutableRawPointer: UpgradedConnection] = [:]
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
@@ -112,7 +120,7 @@ final class SessionEngine: @unchecked Sendable {
     /// The reachability monitor whose notifications wake waiting tasks, while any wait.
     var observedMonitor: (any NetworkReachabilityMonitoring)?
     var connectivityObserver: (any NSObjectProtocol)?
-    private var invalidating = false
+    var invalidating = false
     var cancelOnInvalidate = false
     static let maximumIdleHandles = 64
 
@@ -171,6 +179,12 @@ final class SessionEngine: @unchecked Sendable {
     /// Hands `job` to the engine thread to run. False when the engine has stopped.
     func sendJob(_ job: UnownedJob) -> Bool { send(.run(job)) }
 
+    /// Sends an upgraded connection's command. False when the engine has stopped (or, to open one, was
+    /// invalidated).
+    func sendUpgradeCommand(_ kind: UpgradeCommand, _ connection: UpgradedConnection) -> Bool {
+        send(.upgrade(kind, connection))
+    }
+
     @discardableResult
     private func send(_ command: Command) -> Bool {
         // The engine thread sending to itself (a task on the engine's executor starting a call) needs
@@ -182,6 +196,7 @@ final class SessionEngine: @unchecked Sendable {
             // After invalidation no task starts, but the ones still running (or waiting for a connection)
             // can be cancelled, suspended and resumed until they end.
             if case .start = command, inbox.invalidated { return (false, .none) }
+            if case .upgrade(.open, _) = command, inbox.invalidated { return (false, .none) }
             if case .invalidate = command, inbox.invalidationSent { return (false, .none) }
             if case .invalidate = command { inbox.invalidationSent = true }
             if case .invalidate = command { inbox.invalidated = true }
@@ -227,7 +242,7 @@ final class SessionEngine: @unchecked Sendable {
             streamHeads.release()
             runPendingJobs()
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && localLoads.isEmpty
-                && connectivityWaits.isEmpty && pendingJobs.isEmpty { break }
+                && connectivityWaits.isEmpty && pendingJobs.isEmpty && upgrades.isEmpty { break }
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
@@ -245,7 +260,8 @@ final class SessionEngine: @unchecked Sendable {
             expireConnectivityWaits()
             reportGauges()
             if admission.hasWaiting { admitToHostsThatAnnouncedTheirProtocol() }
-            if invalidating && transfersByTask.isEmpty && localLoads.isEmpty && connectivityWaits.isEmpty { continue }
+            if invalidating && transfersByTask.isEmpty && localLoads.isEmpty && connectivityWaits.isEmpty
+                && upgrades.isEmpty { continue }
 
             var timeout = -1
             curl_multi_timeout(multi, &timeout)
@@ -262,15 +278,36 @@ final class SessionEngine: @unchecked Sendable {
                 wait = min(wait, max(0, milliseconds))
             }
             let window = busyPolling.window
+            // Upgraded connections' sockets are watched in the same poll (none: no extra cost).
+            var upgradeSockets = upgradeWaitDescriptors()
+            var polledUpgrades = false
             if wait > 0 && window == 0 {
-                curl_multi_poll(multi, nil, 0, Int32(wait), nil)
+                pollWaiting(Int32(wait), upgradeSockets: &upgradeSockets)
+                polledUpgrades = true
             } else if wait > 0 {
                 let idleSince = DispatchTime.now().uptimeNanoseconds
-                if !busyPoll() { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+                if upgradeSockets.isEmpty && busyPoll() {
+                    // A socket or a command is ready.
+                } else {
+                    pollWaiting(Int32(wait), upgradeSockets: &upgradeSockets)
+                    polledUpgrades = true
+                }
                 idleGaps.record(DispatchTime.now().uptimeNanoseconds &- idleSince, window: window)
             }
+            serviceReadyUpgrades(upgradeSockets, polled: polledUpgrades)
         }
         shutDown()
+    }
+
+    /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
+    /// wake-up pipe and `upgradeSockets` (whose `revents` it fills).
+    private func pollWaiting(_ milliseconds: Int32, upgradeSockets: inout [curl_waitfd]) {
+        if upgradeSockets.isEmpty {
+            curl_multi_poll(multi, nil, 0, milliseconds, nil)
+        } else {
+            let count = UInt32(upgradeSockets.count)
+            upgradeSockets.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+        }
     }
 
     /// Polls the sockets and the inbox without sleeping for the session's busy-poll window (see
@@ -331,6 +368,7 @@ final class SessionEngine: @unchecked Sendable {
                     finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
                 }
                 cancelAllLocalLoads()
+                closeAllUpgrades(error: CurlErrorMapping.error(.cancelled, url: nil))
                 for entry in connectivityWaits where removeConnectivityWait(of: entry.task) {
                     entry.task.cancel()
                     finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.requestURL))
@@ -342,6 +380,11 @@ final class SessionEngine: @unchecked Sendable {
             finishedTransfers.append(finished)
         case .run(let job):
             pendingJobs.append(job)
+        case .upgrade(let kind, let connection):
+            switch kind {
+            case .open: beginUpgrade(connection)
+            case .service: serviceUpgrade(connection)
+            }
         case .localLoadEvent(let load, let event):
             handleLocalLoadEvent(event, from: load)
         case .bodyReady(let task):
@@ -356,8 +399,12 @@ final class SessionEngine: @unchecked Sendable {
     private func collectCompletions() {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let transfer = transfersByHandle[handle] else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            if let connection = upgradesByHandle[handle] {
+                upgradeConnected(connection, code: message.pointee.data.result)
+                continue
+            }
+            guard let transfer = transfersByHandle[handle] else { continue }
             finish(transfer, code: message.pointee.data.result)
         }
     }
@@ -394,10 +441,13 @@ final class SessionEngine: @unchecked Sendable {
         stopObserving()
         loopEnded = true
         // Jobs sent since the last turn, and any still waiting, run on the global executor from now on.
-        let leftover = inbox.withLock { inbox -> [UnownedJob] in
+        let (leftover, unopened) = inbox.withLock { inbox -> ([UnownedJob], [UpgradedConnection]) in
             inbox.stopped = true
-            return inbox.commands.compactMap { if case .run(let job) = $0 { job } else { nil } }
+            return (inbox.commands.compactMap { if case .run(let job) = $0 { job } else { nil } },
+                    inbox.commands.compactMap { if case .upgrade(.open, let connection) = $0 { connection } else { nil } })
         }
+        // An upgrade asked for after the last turn is told it will not open.
+        for connection in unopened { failUpgrade(connection, CurlErrorMapping.error(.cancelled, url: connection.request.url), response: nil) }
         // A sender that found the inbox open may still be inside curl_multi_wakeup: `multi` outlives it.
         while wakesInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
         for job in pendingJobs + leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }

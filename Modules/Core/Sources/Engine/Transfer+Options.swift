@@ -326,8 +326,16 @@ extension Transfer {
     /// The handshake's version range and, when the session has one and no hook decides per challenge, the
     /// client identity (libcurl copies the PEM blobs).
     func configureTLS(_ tls: TLSOptions) {
-        afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, TLSProtocolVersion.curlOption(minimum: tls.minimum, maximum: tls.maximum))
-        guard !tls.asksForIdentityPerChallenge, let identity = tls.identity else { return }
+        tls.apply(to: handle)
+    }
+}
+
+extension TLSOptions {
+    /// Sets the protocol range and the session's identity (unless a hook answers each challenge) on an
+    /// easy handle: a transfer's, or an upgraded connection's.
+    func apply(to handle: UnsafeMutableRawPointer) {
+        afc_easy_setopt_long(handle, CURLOPT_SSLVERSION, TLSProtocolVersion.curlOption(minimum: minimum, maximum: maximum))
+        guard !asksForIdentityPerChallenge, let identity else { return }
         _ = identity.certificateChainPEM.withUnsafeBytes {
             afc_easy_setopt_blob(handle, CURLOPT_SSLCERT_BLOB, $0.baseAddress, $0.count)
         }

@@ -1,0 +1,301 @@
+import CCurl
+import CCurlShim
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AFProtocols
+
+/// Upgraded connections on the engine thread: opened with libcurl's connect-only mode (TCP, the
+/// proxy's tunnel, TLS with the session's pinning), then the upgrade request written and the response
+/// head read by the engine, then bytes moved both ways as the socket is ready, in the same poll as the
+/// transfers. A connection's handle stays in the multi handle until it closes: libcurl finds a
+/// connect-only connection through it.
+extension SessionEngine {
+    /// The most bytes read from one connection in one turn of the loop (so that one busy connection
+    /// does not hold up the others and the transfers).
+    static let upgradeReadBudget = 256 << 10
+
+    /// Opens `connection` (any thread). False when the engine was invalidated.
+    func openUpgrade(_ connection: UpgradedConnection) -> Bool {
+        connection.shared.withLock { $0.engine = self }
+        return sendUpgradeCommand(.open, connection)
+    }
+
+    /// Asks the engine to write, read or close `connection` as its shared state now says (any thread).
+    func wakeUpgrade(_ connection: UpgradedConnection) {
+        _ = sendUpgradeCommand(.service, connection)
+    }
+
+    // MARK: Engine thread
+
+    func beginUpgrade(_ connection: UpgradedConnection) {
+        confinement.assertOnOwner("opening an upgraded connection")
+        let request = connection.request
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            failUpgrade(connection, CurlErrorMapping.error(.unsupportedURL, url: request.url), response: nil)
+            return
+        }
+        if invalidating && cancelOnInvalidate {
+            failUpgrade(connection, CurlErrorMapping.error(.cancelled, url: url), response: nil)
+            return
+        }
+        do {
+            if let invalid = settings.invalidAdditionalHeader { throw InvalidRequestError(invalid, url: url) }
+            try InvalidRequestError.check(request)
+        } catch {
+            failUpgrade(connection, error, response: nil)
+            return
+        }
+        guard let handle = curl_easy_init() else {
+            failUpgrade(connection, CurlErrorMapping.error(.cannotConnectToHost, url: url), response: nil)
+            return
+        }
+        configureUpgradeHandle(handle, url: url, isHTTPS: scheme == "https", timeout: request.timeoutInterval)
+        let cookie = settings.cookies.jarSending(handlesCookies: request.httpShouldHandleCookies)?.cookieHeaderValue(for: url)
+        connection.engineState.requestHead = UpgradeHandshake.requestHead(
+            for: request, url: url, additionalFields: settings.additionalHeaders, cookie: cookie)
+        connection.engineState.handle = handle
+        upgradesByHandle[handle] = connection
+        upgrades[ObjectIdentifier(connection)] = connection
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func configureUpgradeHandle(_ handle: UnsafeMutableRawPointer, url: URL, isHTTPS: Bool, timeout: TimeInterval) {
+        _ = url.absoluteString.withCString { afc_easy_setopt_string(handle, CURLOPT_URL, $0) }
+        afc_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
+        afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        afc_easy_count_sockets(handle, openSockets)
+        afc_easy_setopt_string(handle, CURLOPT_CAPATH, nil)
+        afc_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        // An upgrade is HTTP/1.1's: no ALPN offer of h2 that the server could take.
+        afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
+        let idle = timeout > 0 && timeout != 60 ? timeout : settings.requestTimeout
+        if idle > 0 && idle < 1e9 { afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000)) }
+        let proxy = settings.proxies.proxy(for: url)
+        afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy ?? "")
+        if proxy != nil {
+            // Through an HTTP proxy the connection is a CONNECT tunnel, plain ws included: the proxy must
+            // not see (or buffer) the upgrade.
+            afc_easy_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)
+            if let username = settings.proxies.username { afc_easy_setopt_string(handle, CURLOPT_PROXYUSERNAME, username) }
+            if let password = settings.proxies.password { afc_easy_setopt_string(handle, CURLOPT_PROXYPASSWORD, password) }
+        }
+        guard isHTTPS, let connectionSettings = events?.connectionSettings else { return }
+        connectionSettings.tls.apply(to: handle)
+        if trustContext.currentPolicy != nil {
+            afc_install_tls_hooks(handle, serverTrustDecider, Unmanaged.passUnretained(trustContext).toOpaque(), nil)
+        }
+    }
+
+    /// libcurl finished connecting `connection` (or failed to).
+    func upgradeConnected(_ connection: UpgradedConnection, code: CURLcode) {
+        guard let handle = connection.engineState.handle else { return }
+        let url = connection.request.url
+        guard code == CURLE_OK else {
+            let error: URLError
+            if code == CURLE_PEER_FAILED_VERIFICATION {
+                let host = url?.host ?? ""
+                error = CurlErrorMapping.untrustedServerError(url: url, host: host, trust: trustContext.takeRejection(for: host))
+            } else {
+                error = CurlErrorMapping.error(for: code, url: url, detail: nil)
+            }
+            releaseUpgrade(connection)
+            failUpgrade(connection, error, response: nil)
+            return
+        }
+        var socket: Int32 = -1
+        afc_easy_active_socket(handle, &socket)
+        connection.engineState.socket = socket
+        connection.engineState.phase = .handshake
+        connection.engineState.writing = connection.engineState.requestHead
+        connection.engineState.writeOffset = 0
+        serviceUpgrade(connection, readable: true, writable: true)
+    }
+
+    /// Writes what is queued, reads what has arrived (while reading is on) and closes when asked.
+    func serviceUpgrade(_ connection: UpgradedConnection, readable: Bool = true, writable: Bool = true) {
+        confinement.assertOnOwner("an upgraded connection")
+        guard upgrades[ObjectIdentifier(connection)] != nil else { return }
+        let phase = connection.engineState.phase
+        guard phase == .handshake || phase == .open else { return }
+        let (reading, closeRequested) = connection.shared.withLock { state -> (Bool, Bool) in
+            if phase == .open, connection.engineState.writeOffset >= connection.engineState.writing.count, !state.outbox.isEmpty {
+                swap(&connection.engineState.writing, &state.outbox)
+                state.outbox.removeAll(keepingCapacity: true)
+                connection.engineState.writeOffset = 0
+            }
+            return (state.reading, state.closeRequested)
+        }
+        if writable, let error = writePending(connection) {
+            closeUpgrade(connection, error: error)
+            return
+        }
+        if readable && (reading || phase == .handshake) {
+            if let outcome = readAvailable(connection) {
+                closeUpgrade(connection, error: outcome)
+                return
+            }
+        }
+        if closeRequested && connection.engineState.phase != .closed
+            && connection.engineState.writeOffset >= connection.engineState.writing.count
+            && connection.shared.withLock({ $0.outbox.isEmpty }) {
+            closeUpgrade(connection, error: nil)
+        }
+    }
+
+    /// Writes until the socket would block; an error ends the connection (nil: fine).
+    private func writePending(_ connection: UpgradedConnection) -> (any Error)?? {
+        guard let handle = connection.engineState.handle else { return nil }
+        while connection.engineState.writeOffset < connection.engineState.writing.count {
+            var sent = 0
+            let offset = connection.engineState.writeOffset
+            let code = connection.engineState.writing.withUnsafeBytes { bytes in
+                curl_easy_send(handle, bytes.baseAddress! + offset, bytes.count - offset, &sent)
+            }
+            if code == CURLE_AGAIN { return nil }
+            guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
+            connection.engineState.writeOffset += sent
+        }
+        if connection.engineState.phase == .open {
+            connection.engineState.writing.removeAll(keepingCapacity: true)
+            connection.engineState.writeOffset = 0
+        }
+        return nil
+    }
+
+    /// Reads until the socket would block or the turn's budget is spent. Returns `.some(nil)` for the
+    /// server's orderly close, `.some(error)` for a failure, nil to go on.
+    private func readAvailable(_ connection: UpgradedConnection) -> (any Error)?? {
+        guard let handle = connection.engineState.handle else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var budget = Self.upgradeReadBudget
+        while budget > 0 {
+            var received = 0
+            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(handle, $0.baseAddress, $0.count, &received) }
+            if code == CURLE_AGAIN { return nil }
+            guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
+            if received == 0 { return .some(nil) }
+            budget -= received
+            if connection.engineState.phase == .handshake {
+                connection.engineState.head += buffer[0..<received]
+                if let ended = readHandshake(connection) { return ended }
+                // A refused handshake released the handle: nothing more may be read from it.
+                if connection.engineState.phase == .closed { return nil }
+            } else {
+                buffer.withUnsafeBytes { connection.handler.upgradeDidReceive(connection, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<received])) }
+                // The handler may have closed it, or turned reading off.
+                if connection.engineState.phase != .open || !connection.shared.withLock({ $0.reading }) { return nil }
+            }
+        }
+        // The budget is spent: the rest waits for the next turn (the socket is still readable).
+        return nil
+    }
+
+    /// Reads the response head once it is complete; opens the connection on a 101.
+    private func readHandshake(_ connection: UpgradedConnection) -> (any Error)?? {
+        guard let url = connection.request.url else { return nil }
+        let limit = events?.transferLimits.maximumHeaderSize ?? TransferLimits.defaultMaximumHeaderSize
+        let result: UpgradeHandshake.ReadResult
+        do {
+            result = try UpgradeHandshake.readHead(connection.engineState.head, maximumSize: limit)
+        } catch {
+            let description = error == .malformed ? "The upgrade response's head is malformed."
+                : "The upgrade response's head exceeds \(limit) bytes."
+            return .some(CurlErrorMapping.error(.cannotParseResponse, url: url, description: description))
+        }
+        guard case .head(let status, let fields, let leftover) = result else { return nil }
+        connection.engineState.head = []
+        let response = UpgradeHandshake.response(url: url, status: status, fields: fields)
+        let cookies = fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        if !cookies.isEmpty, connection.request.httpShouldHandleCookies, let jar = settings.cookies.jar,
+           settings.cookies.acceptsCookies(from: url, handlesCookies: true, mainDocumentURL: connection.request.mainDocumentURL) {
+            jar.storeCookies(fromSetCookieValues: cookies, responseURL: url)
+        }
+        guard status == 101, let response else {
+            releaseUpgrade(connection)
+            failUpgrade(connection, CurlErrorMapping.error(.badServerResponse, url: url,
+                        description: "The server answered the upgrade with status \(status), not 101."), response: response)
+            return nil
+        }
+        connection.engineState.phase = .open
+        connection.engineState.writing = []
+        connection.engineState.writeOffset = 0
+        connection.handler.upgradeDidOpen(connection, response: response, leftover: leftover)
+        return nil
+    }
+
+    /// Closes `connection` (its handle removed and freed) and tells its handler.
+    func closeUpgrade(_ connection: UpgradedConnection, error: (any Error)?) {
+        let phase = connection.engineState.phase
+        guard phase != .closed else { return }
+        releaseUpgrade(connection)
+        if phase == .handshake || phase == .connecting {
+            failUpgrade(connection, error ?? CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url),
+                        response: nil)
+        } else {
+            connection.handler.upgradeDidClose(connection, error: error)
+        }
+    }
+
+    private func releaseUpgrade(_ connection: UpgradedConnection) {
+        connection.engineState.phase = .closed
+        if let handle = connection.engineState.handle {
+            curl_multi_remove_handle(multi, handle)
+            curl_easy_cleanup(handle)
+            upgradesByHandle[handle] = nil
+        }
+        connection.engineState.handle = nil
+        connection.engineState.socket = -1
+        upgrades[ObjectIdentifier(connection)] = nil
+        connection.shared.withLock {
+            $0.closeRequested = true
+            $0.outbox = []
+        }
+    }
+
+    func failUpgrade(_ connection: UpgradedConnection, _ error: any Error, response: HTTPURLResponse?) {
+        connection.engineState.phase = .closed
+        connection.shared.withLock { $0.closeRequested = true }
+        connection.handler.upgradeDidFail(connection, error: error, response: response)
+    }
+
+    /// The sockets the poll watches for open connections: readable while reading is on (or the head is
+    /// awaited), writable while bytes wait.
+    func upgradeWaitDescriptors() -> [curl_waitfd] {
+        guard !upgrades.isEmpty else { return [] }
+        var descriptors: [curl_waitfd] = []
+        for connection in upgrades.values where connection.engineState.socket >= 0 {
+            let (reading, queued) = connection.shared.withLock { ($0.reading, !$0.outbox.isEmpty) }
+            var events: Int16 = 0
+            if reading || connection.engineState.phase == .handshake { events |= Int16(CURL_WAIT_POLLIN) }
+            if queued || connection.engineState.writeOffset < connection.engineState.writing.count {
+                events |= Int16(CURL_WAIT_POLLOUT)
+            }
+            guard events != 0 else { continue }
+            descriptors.append(curl_waitfd(fd: connection.engineState.socket, events: events, revents: 0))
+        }
+        return descriptors
+    }
+
+    /// Services the connections whose sockets the poll found ready (all of them when it did not poll).
+    func serviceReadyUpgrades(_ descriptors: [curl_waitfd], polled: Bool) {
+        guard !upgrades.isEmpty else { return }
+        if !polled {
+            for connection in Array(upgrades.values) { serviceUpgrade(connection) }
+            return
+        }
+        let ready = Dictionary(descriptors.map { ($0.fd, $0.revents) }, uniquingKeysWith: { a, _ in a })
+        for connection in Array(upgrades.values) {
+            guard let revents = ready[connection.engineState.socket], revents != 0 else { continue }
+            let hangUp = revents & Int16(CURL_WAIT_POLLPRI) != 0
+            serviceUpgrade(connection, readable: revents & Int16(CURL_WAIT_POLLIN) != 0 || hangUp,
+                           writable: revents & Int16(CURL_WAIT_POLLOUT) != 0)
+        }
+    }
+
+    /// Closes every connection (invalidation with cancelling, or the engine stopping).
+    func closeAllUpgrades(error: any Error) {
+        for connection in Array(upgrades.values) { closeUpgrade(connection, error: error) }
+    }
+}
