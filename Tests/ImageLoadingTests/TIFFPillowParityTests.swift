@@ -63,4 +63,28 @@ struct TIFFPillowParityTests {
         #expect("\(turned.width)x\(turned.height)" == "590x88")
         #expect(Self.maximumDifference(turned, upright) == 0, "\(name), upright")
     }
+
+    /// 16-bit RGB with associated alpha (ExtraSamples 1), contiguous, in planar strips and in planar
+    /// tiles: Pillow keeps each sample's high byte and divides the alpha out, truncating. Before: up to
+    /// 255 levels off (libtiff's rounded 8-bit premultiplied values, divided out with rounding, and colour
+    /// kept where alpha is 0).
+    @Test(arguments: ["tiff_16bit_RGBa", "tiff_strip_planar_16bit_RGBa", "tiff_tiled_planar_16bit_RGBa"])
+    func sixteenBitAssociatedAlpha(name: String) throws {
+        let image = try ImageDecoder.decode(try Self.data(name + ".tiff"))
+        #expect(Self.maximumDifference(image, try Self.expected(name + ".stored.png")) == 0)
+    }
+
+    /// 16-bit CMYK (InkSet CMYK, uncompressed despite its name), which libtiff's RGBA reader refuses:
+    /// each sample's high byte, then Pillow's CMYK to RGB.
+    @Test func sixteenBitCMYK() throws {
+        let image = try ImageDecoder.decode(try Self.data("tiff_strip_cmyk_16l_jpeg.tif"))
+        #expect(Self.maximumDifference(image, try Self.expected("tiff_strip_cmyk_16l_jpeg.stored.png")) == 0)
+    }
+
+    /// 12-bit gray, which libtiff's RGBA reader refuses: the top 8 of each sample's 12 bits (Pillow holds
+    /// the samples in 16 bits; the expectation is their top 8 bits, see make_pillow_expectations.py).
+    @Test func twelveBitGray() throws {
+        let image = try ImageDecoder.decode(try Self.data("12bit.cropped.tif"))
+        #expect(Self.maximumDifference(image, try Self.expected("12bit.cropped.stored.png")) == 0)
+    }
 }
