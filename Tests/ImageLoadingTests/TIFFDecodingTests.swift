@@ -93,7 +93,7 @@ struct TIFFDecodingTests {
         // RGBA with unassociated alpha (ExtraSamples = 2): opaque and fully transparent pixels come out as given.
         let rgba = tiff(baseline(2, 1, bits: [8, 8, 8, 8], photometric: 2) + [(338, 3, [2])],
                         strips: [[10, 20, 30, 255, 40, 50, 60, 0]])
-        #expect(pixels(try ImageDecoder.decode(rgba)) == [[10, 20, 30, 255], [0, 0, 0, 0]])
+        #expect(pixels(try ImageDecoder.decode(rgba)) == [[10, 20, 30, 255], [40, 50, 60, 0]])
     }
 
     /// libtiff's own writer (tiffcp, from libtiff-tools) recompresses an image we wrote uncompressed:
@@ -139,12 +139,99 @@ struct TIFFDecodingTests {
     }
 
     @Test func sixteenBitsAndCMYK() throws {
-        // 16-bit RGB scaled to 8 bits as libtiff rounds, (v + 128) / 257: 0x1234 -> 18, 0xABCD -> 171, 0x00FF -> 1.
+        // 16-bit RGB keeps each sample's high byte, as Pillow does: 0x1234 -> 18, 0xABCD -> 171, 0x00FF -> 0
+        // (libtiff's rounding gave 1).
         let sixteen = tiff(baseline(1, 1, bits: [16, 16, 16], photometric: 2), strips: [[0x34, 0x12, 0xCD, 0xAB, 0xFF, 0x00]])
-        #expect(pixels(try ImageDecoder.decode(sixteen)) == [[18, 171, 1, 255]])
-        // CMYK (separated, InkSet CMYK): libtiff's (255 - K) * (255 - C) / 255 per channel: 200 * 155 / 255 = 121.
+        #expect(pixels(try ImageDecoder.decode(sixteen)) == [[18, 171, 0, 255]])
+        // CMYK (separated, InkSet CMYK) as Pillow converts it: (255 - K) - C * (255 - K) / 255, the division
+        // rounded: 200 - round(100 * 200 / 255) = 122, 200 - round(50 * 200 / 255) = 161 (libtiff's
+        // truncated (255 - K) * (255 - C) / 255 gave 121 and 160).
         let cmyk = tiff(baseline(2, 1, bits: [8, 8, 8, 8], photometric: 5), strips: [[0, 255, 255, 0, 100, 0, 50, 55]])
-        #expect(pixels(try ImageDecoder.decode(cmyk)) == [[255, 0, 0, 255], [121, 200, 160, 255]])
+        #expect(pixels(try ImageDecoder.decode(cmyk)) == [[255, 0, 0, 255], [122, 200, 161, 255]])
+        // 16-bit CMYK, which libtiff's RGBA reader refuses: the same from each sample's high byte.
+        let cmyk16 = tiff(baseline(1, 1, bits: [16, 16, 16, 16], photometric: 5), strips: [[0xFF, 100, 0x00, 0, 0x80, 50, 0x7F, 55]])
+        #expect(pixels(try ImageDecoder.decode(cmyk16)) == [[122, 200, 161, 255]])
+    }
+
+    /// Samples of 12 and 16 bits keep their 8 most significant bits (Pillow's reduction), whatever the
+    /// packing: 12-bit samples straddle bytes and each row starts on a byte; 16-bit samples follow the
+    /// file's byte order; planes may be separate.
+    @Test func samplesAboveEightBitsKeepTheirTopBits() throws {
+        // 12-bit gray 0xABC, 0x123, 0xFFF packed AB C1 23 FF F0.
+        let gray12 = tiff(baseline(3, 1, bits: [12], photometric: 1), strips: [[0xAB, 0xC1, 0x23, 0xFF, 0xF0]])
+        #expect(pixels(try ImageDecoder.decode(gray12)) == [[0xAB, 0xAB, 0xAB, 255], [0x12, 0x12, 0x12, 255], [255, 255, 255, 255]])
+        // 12-bit RGB, one pixel a row, each row 36 bits in 5 bytes: (0x800, 0x7FF, 0x010), (0x000, 0xFFF, 0x0F0).
+        let rgb12 = tiff(baseline(1, 2, bits: [12, 12, 12], photometric: 2),
+                         strips: [[0x80, 0x07, 0xFF, 0x01, 0x00, 0x00, 0x0F, 0xFF, 0x0F, 0x00]])
+        #expect(pixels(try ImageDecoder.decode(rgb12)) == [[0x80, 0x7F, 0x01, 255], [0, 255, 0x0F, 255]])
+        // 16-bit gray in a big-endian file: 0x1234, 0xFF00, 0x00FF.
+        let gray16 = tiff(bigEndian: true, baseline(3, 1, bits: [16], photometric: 1), strips: [[0x12, 0x34, 0xFF, 0x00, 0x00, 0xFF]])
+        #expect(pixels(try ImageDecoder.decode(gray16)) == [[0x12, 0x12, 0x12, 255], [255, 255, 255, 255], [0, 0, 0, 255]])
+        // 16-bit RGB in separate planes (PlanarConfiguration 2), one strip each, little-endian:
+        // red 0x1234, 0xFFFF; green 0x0100, 0x00FF; blue 0x8000, 0x7FFF.
+        let planar = tiff(baseline(2, 1, bits: [16, 16, 16], photometric: 2) + [(284, 3, [2])],
+                          strips: [[0x34, 0x12, 0xFF, 0xFF], [0x00, 0x01, 0xFF, 0x00], [0x00, 0x80, 0xFF, 0x7F]])
+        #expect(pixels(try ImageDecoder.decode(planar)) == [[0x12, 0x01, 0x80, 255], [255, 0, 0x7F, 255]])
+    }
+
+    /// The sample after the colour ones as Pillow reads it: associated alpha (ExtraSamples 1) divided out
+    /// as c * 255 / a truncated and at most 255, all zero where a is 0; unassociated (2) as stored;
+    /// unspecified (0) ignored; no ExtraSamples tag at all: unassociated alpha.
+    @Test func extraSamplesAsPillowReadsThem() throws {
+        let associated = tiff(baseline(4, 1, bits: [8, 8, 8, 8], photometric: 2) + [(338, 3, [1])],
+                              strips: [[100, 50, 0, 200, 250, 10, 5, 100, 9, 9, 9, 0, 1, 2, 3, 255]])
+        // 100 * 255 / 200 = 127.5 -> 127; 250 * 255 / 100 = 637.5 -> 255; 10 * 255 / 100 = 25.5 -> 25.
+        #expect(pixels(try ImageDecoder.decode(associated)) == [[127, 63, 0, 200], [255, 25, 12, 100], [0, 0, 0, 0], [1, 2, 3, 255]])
+        let straight = tiff(baseline(2, 1, bits: [8, 8, 8, 8], photometric: 2) + [(338, 3, [2])],
+                            strips: [[200, 100, 50, 128, 10, 20, 30, 1]])
+        #expect(pixels(try ImageDecoder.decode(straight)) == [[200, 100, 50, 128], [10, 20, 30, 1]])
+        let unspecified = tiff(baseline(1, 1, bits: [8, 8, 8, 8], photometric: 2) + [(338, 3, [0])], strips: [[10, 20, 30, 77]])
+        #expect(pixels(try ImageDecoder.decode(unspecified)) == [[10, 20, 30, 255]])
+        let untagged = tiff(baseline(1, 1, bits: [8, 8, 8, 8], photometric: 2), strips: [[10, 20, 30, 77]])
+        #expect(pixels(try ImageDecoder.decode(untagged)) == [[10, 20, 30, 77]])
+        // Gray with alpha, and RGB with an associated alpha followed by a sample nobody reads.
+        let grayAssociated = tiff(baseline(1, 1, bits: [8, 8], photometric: 1) + [(338, 3, [1])], strips: [[100, 200]])
+        #expect(pixels(try ImageDecoder.decode(grayAssociated)) == [[127, 127, 127, 200]])
+        let grayStraight = tiff(baseline(1, 1, bits: [8, 8], photometric: 1) + [(338, 3, [2])], strips: [[100, 50]])
+        #expect(pixels(try ImageDecoder.decode(grayStraight)) == [[100, 100, 100, 50]])
+        let fiveSamples = tiff(baseline(1, 1, bits: [8, 8, 8, 8, 8], photometric: 2) + [(338, 3, [1, 0])], strips: [[100, 50, 0, 200, 99]])
+        #expect(pixels(try ImageDecoder.decode(fiveSamples)) == [[127, 63, 0, 200]])
+    }
+
+    /// Samples with no display levels, and encodings no reader here takes, are refused from the tags with
+    /// ``ImageDecodingError/unsupportedPixelFormat(format:reason:)``: by the decoder, by the header read,
+    /// and so by a serializer that does not inflate. Before, libtiff refused most as "corrupt", decoded
+    /// signed 16-bit samples as unsigned and CIE L*a*b* by its own conversion (up to 49 levels from Pillow's).
+    @Test func outOfScopeSamplesAreRefusedFromTheirTags() throws {
+        let sampleFormat = 339
+        let cases: [(data: Data, reason: String)] = [
+            (tiff(baseline(1, 1, bits: [32], photometric: 1) + [(sampleFormat, 3, [3])], strips: [[0, 0, 128, 63]]),
+             "32-bit floating-point samples"),
+            (tiff(baseline(1, 1, bits: [16, 16, 16], photometric: 2) + [(sampleFormat, 3, [3, 3, 3])], strips: [[0, 60, 0, 60, 0, 60]]),
+             "16-bit floating-point samples"),
+            (tiff(baseline(1, 1, bits: [32], photometric: 1) + [(sampleFormat, 3, [2])], strips: [[1, 0, 0, 0]]), "32-bit signed samples"),
+            (tiff(baseline(1, 1, bits: [16], photometric: 1) + [(sampleFormat, 3, [2])], strips: [[0, 0x80]]), "16-bit signed samples"),
+            (tiff(baseline(1, 1, bits: [32], photometric: 1) + [(sampleFormat, 3, [5])], strips: [[0, 0, 0, 0]]), "32-bit complex samples"),
+            (tiff(baseline(1, 1, bits: [32], photometric: 1), strips: [[0, 0, 0, 0]]), "32-bit samples"),
+            (tiff(baseline(4, 1, bits: [10], photometric: 1), strips: [[0, 0, 0, 0, 0]]), "10-bit samples"),
+            (tiff(baseline(1, 1, bits: [8, 8, 8], photometric: 8), strips: [[128, 100, 0]]), "CIE L*a*b* colour"),
+            (tiff(baseline(1, 1, bits: [12], compression: 7, photometric: 1), strips: [[0xFF, 0xD8, 0xFF, 0xD9]]),
+             "12-bit JPEG compression"),
+            // What libtiff's RGBA reader does not implement, in its own words.
+            (tiff(baseline(1, 1, bits: [12], photometric: 3) + [(320, 3, [Int](repeating: 0, count: 3 * 4096))], strips: [[0, 0]]),
+             "Sorry, can not handle images with 12-bit samples"),
+        ]
+        var deferring = ImageResponseSerializer()
+        deferring.automaticallyInflatesResponseImage = false
+        for (data, reason) in cases {
+            let refusal = ImageDecodingError.unsupportedPixelFormat(format: .tiff, reason: reason)
+            #expect(throws: refusal) { try ImageDecoder.decode(data) }
+            #expect(throws: refusal) { try ImageDecoder.encodedSize(of: data) }
+            #expect(throws: refusal) { try ImageResponseSerializer().image(from: data) }
+            #expect(throws: refusal) { try deferring.image(from: data) }
+        }
+        #expect(ImageDecodingError.unsupportedPixelFormat(format: .tiff, reason: "CIE L*a*b* colour").errorDescription
+                == "Unsupported TIFF pixel format: CIE L*a*b* colour")
     }
 
     @Test func hostileTIFFsFailWithTheirReason() {

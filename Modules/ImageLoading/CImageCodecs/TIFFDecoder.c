@@ -1,6 +1,8 @@
 // TIFF on libtiff: the first page, read from memory through libtiff's RGBA interface (every
 // photometric interpretation, compression and layout libtiff reads), errors collected through
 // per-open handlers (never stderr, never process-wide state), and a bound on libtiff's allocations.
+// Gray, RGB and CMYK pages whose samples that interface would not turn into Pillow's pixels are read
+// sample by sample instead (TIFFSamples.c), and pages of samples with no display levels are refused.
 // A JPEG-compressed page asked for smaller decodes scaled by libjpeg instead (TIFFJPEGScaled.c).
 #include "CImageCodecs.h"
 #include "Message.h"
@@ -9,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include "PixelBuffer.h"
 #include "TIFFJPEGScaled.h"
+#include "TIFFSamples.h"
 
 typedef struct {
     const uint8_t *data;
@@ -89,6 +93,23 @@ static afi_status failure(afi_result *result, const char *fallback) {
     return AFI_CORRUPT;
 }
 
+/// AFI_OK when the current page is one a reader here takes: sample by sample (`samples` filled,
+/// `*by_samples` 1) or through libtiff's RGBA interface. Otherwise the refusal, from the tags alone.
+static afi_status check_readable(TIFF *tif, afi_tiff_samples *samples, int *by_samples, afi_result *result) {
+    *by_samples = 0;
+    afi_status supported = afi_tiff_check_supported(tif, result);
+    if (supported != AFI_OK) return supported;
+    if (afi_tiff_samples_layout(tif, samples)) {
+        *by_samples = 1;
+        return AFI_OK;
+    }
+    char reason[1024] = { 0 };
+    if (TIFFRGBAImageOK(tif, reason)) return AFI_OK;
+    snprintf(result->message, AFI_MESSAGE_CAPACITY, "%s", reason);
+    // libtiff words what it does not implement "Sorry, can not handle ..."; anything else is a broken file.
+    return strncmp(reason, "Sorry, can not handle", 21) == 0 ? AFI_UNSUPPORTED : AFI_CORRUPT;
+}
+
 afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *result) {
     memset(result, 0, sizeof(*result));
     memory_source source = { data, length, 0 };
@@ -96,11 +117,17 @@ afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *re
     if (!tif) return failure(result, "not a readable TIFF");
     uint32_t width = 0, height = 0;
     int ok = TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) && TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
-    TIFFClose(tif);
-    if (!ok || width == 0 || height == 0) return failure(result, "the first page has no size");
+    if (!ok || width == 0 || height == 0) {
+        TIFFClose(tif);
+        return failure(result, "the first page has no size");
+    }
     result->width = width;
     result->height = height;
-    return AFI_OK;
+    afi_tiff_samples samples;
+    int by_samples;
+    afi_status readable = check_readable(tif, &samples, &by_samples, result);
+    TIFFClose(tif);
+    return readable;
 }
 
 afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels, unsigned scale_eighths,
@@ -126,11 +153,30 @@ afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixe
         TIFFClose(tif);
         return AFI_TOO_LARGE;
     }
-    char reason[1024] = { 0 };
-    if (!TIFFRGBAImageOK(tif, reason)) {
+    // The pixel buffer's size must fit in size_t (a limit near 2^64 pixels would let it wrap).
+    if ((uint64_t)width * height > SIZE_MAX / 4) {
         TIFFClose(tif);
-        snprintf(result->message, AFI_MESSAGE_CAPACITY, "%s", reason);
-        return AFI_CORRUPT;
+        return AFI_OUT_OF_MEMORY;
+    }
+    afi_tiff_samples samples;
+    int by_samples;
+    afi_status readable = check_readable(tif, &samples, &by_samples, result);
+    if (readable != AFI_OK) {
+        TIFFClose(tif);
+        return readable;
+    }
+    size_t count = (size_t)width * height;
+    if (by_samples) {
+        uint8_t *pixels = afi_alloc_pixels(count * 4);
+        afi_status status = pixels ? afi_tiff_read_samples(tif, &samples, width, height, max_alloc, pixels, result)
+                                   : AFI_OUT_OF_MEMORY;
+        TIFFClose(tif);
+        if (status != AFI_OK) {
+            free(pixels);
+            return status == AFI_CORRUPT ? failure(result, "the pixels could not be read") : status;
+        }
+        *out_pixels = pixels;
+        return AFI_OK;
     }
     // Smaller than stored: JPEG strips and tiles decode scaled with libjpeg (TIFFJPEGScaled.c). Any
     // other page, and any failure there, is read at full size below.
@@ -141,7 +187,6 @@ afi_status afi_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixe
         }
         result->message[0] = 0;
     }
-    size_t count = (size_t)width * height;
     uint32_t *raster = malloc(count * 4);
     if (!raster) {
         TIFFClose(tif);

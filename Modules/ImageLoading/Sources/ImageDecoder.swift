@@ -15,7 +15,8 @@ public enum ImageDecoder {
     ///   - scale: the image's pixels per point (default 1).
     ///   - options: pixel limit and optional downsampling target.
     /// - Throws: ``ImageDecodingError``: `.empty`, `.unsupportedFormat`, `.truncated`, `.corrupt`,
-    ///   `.tooLarge`, `.outOfMemory`. Never crashes on malformed input.
+    ///   `.tooLarge`, `.outOfMemory`, `.unsupportedPixelFormat` (a TIFF whose samples are out of scope).
+    ///   Never crashes on malformed input.
     public static func decode(_ data: Data, scale: Double = 1,
                               options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageDecodingError) -> Image {
         guard !data.isEmpty else { throw .empty }
@@ -162,7 +163,8 @@ public enum ImageDecoder {
     }
 
     /// Reads only the header: the encoded size of `data`, without decoding pixels.
-    /// - Throws: as ``decode(_:scale:options:)`` for the header's part of the data.
+    /// - Throws: as ``decode(_:scale:options:)`` for the header's part of the data, including
+    ///   `.unsupportedPixelFormat` for a TIFF whose tags say its samples are out of scope.
     public static func encodedSize(of data: Data) throws(ImageDecodingError) -> PixelSize {
         guard !data.isEmpty else { throw .empty }
         guard let format = ImageFormat(sniffing: data) else { throw .unsupportedFormat }
@@ -237,6 +239,7 @@ public enum ImageDecoder {
         case AFI_TRUNCATED: throw .truncated(format: format, reason: message)
         case AFI_TOO_LARGE: throw .tooLarge(width: Int(result.width), height: Int(result.height), maximumPixelCount: limit)
         case AFI_OUT_OF_MEMORY: throw .outOfMemory
+        case AFI_UNSUPPORTED: throw .unsupportedPixelFormat(format: format, reason: message)
         default: throw .corrupt(format: format, reason: message)
         }
     }

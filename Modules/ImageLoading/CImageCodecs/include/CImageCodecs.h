@@ -23,6 +23,8 @@ typedef enum {
     AFI_TOO_LARGE = 3,
     /// An allocation failed.
     AFI_OUT_OF_MEMORY = 4,
+    /// A valid image whose pixels are of a kind the decoder refuses (the message names it).
+    AFI_UNSUPPORTED = 5,
 } afi_status;
 
 enum { AFI_MESSAGE_CAPACITY = 200 };
@@ -67,11 +69,16 @@ afi_status afi_webp_read_size(const uint8_t *data, size_t length, afi_result *re
 afi_status afi_webp_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t target_width,
                            uint32_t target_height, uint8_t **out_pixels, afi_result *result);
 
-/// The size of a TIFF's first page without decoding pixels.
+/// The size of a TIFF's first page without decoding pixels; AFI_UNSUPPORTED (or AFI_CORRUPT) when its
+/// tags already say afi_tiff_decode will refuse it.
 afi_status afi_tiff_read_size(const uint8_t *data, size_t length, afi_result *result);
 /// Decodes a TIFF's first page with libtiff (strips or tiles; none, LZW, PackBits, Deflate, JPEG, CCITT
-/// and the other compressions libtiff reads; 1-16 bits per sample; bilevel, grayscale, palette, RGB(A),
-/// CMYK, YCbCr) to RGBA8 with straight alpha. libtiff's own allocations are bounded by the pixel limit.
+/// and the other compressions libtiff reads; 1, 2, 4, 8, 12 or 16 bits per sample; bilevel, grayscale,
+/// palette, RGB(A), CMYK, YCbCr) to RGBA8 with straight alpha, rows as stored (the Orientation tag is
+/// not applied). Pixels are Pillow's: samples of more than 8 bits keep their 8 most significant bits,
+/// associated alpha is divided out as Pillow does, CMYK becomes RGB by Pillow's formula. AFI_UNSUPPORTED
+/// for floating-point or complex samples, signed samples above 8 bits, other depths, CIE L*a*b* and
+/// JPEG compression of other than 8 bits. libtiff's own allocations are bounded by the pixel limit.
 /// `scale_eighths` in 1...7 asks for scale_eighths/8 of the encoded size where libjpeg can scale while
 /// decoding (JPEG strips or tiles, 8-bit YCbCr, RGB or gray, pieces landing on whole scaled pixels);
 /// other pages decode full size. `result` receives the output size.
