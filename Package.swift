@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "AFImageLoading", targets: ["AFImageLoading"]),
         .library(name: "AFHTTPTypes", targets: ["AFHTTPTypes"]),
         .library(name: "AFServerSentEvents", targets: ["AFServerSentEvents"]),
+        .library(name: "AFWebSocket", targets: ["AFWebSocket"]),
         .library(name: "AFOpenAPI", targets: ["AFOpenAPI"]),
         .library(name: "AFOperations", targets: ["AFOperations"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
@@ -94,6 +95,9 @@ let package = Package(
         .target(name: "CNetlinkShim", path: "Modules/Reachability/CNetlinkShim"),
         .target(name: "AFReachability", dependencies: ["AFProtocols", "CNetlinkShim"],
                 path: "Modules/Reachability/Sources"),
+
+        // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O; the engine integration comes later)
+        .target(name: "AFWebSocket", dependencies: ["AFProtocols"], path: "Modules/WebSocket"),
 
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
@@ -181,6 +185,7 @@ let package = Package(
         .testTarget(name: "AFMultipartTests", dependencies: ["AFMultipart"], path: "Tests/MultipartTests"),
         .testTarget(name: "AFSecurityTests", dependencies: ["AFSecurity"], path: "Tests/SecurityTests",
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "AFWebSocketTests", dependencies: ["AFWebSocket"], path: "Tests/WebSocketTests"),
         .testTarget(name: "AFReachabilityTests", dependencies: ["AFReachability"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "AFActivityIndicatorTests", dependencies: ["AFActivityIndicator", "AFProtocols"],
                     path: "Tests/ActivityIndicatorTests"),

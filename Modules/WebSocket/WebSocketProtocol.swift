@@ -1,0 +1,288 @@
+import Foundation
+
+/// A WebSocket connection's protocol, client role (RFC 6455 §5-7), without I/O: feed it the bytes
+/// read (``receive(_:)``) and it returns what to do, in order: messages to deliver and bytes to write
+/// (the automatic pong to a ping, the close reply, the close frame that fails the connection). The
+/// `send` methods return the bytes of the frames to write.
+///
+/// It reassembles fragmented messages with control frames between fragments, checks text messages'
+/// UTF-8 as the bytes arrive (failing at the first invalid byte, with 1007), bounds each message by
+/// ``Configuration/maximumMessageSize`` (1009) and checks every framing rule (1002; see
+/// ``WebSocketProtocolError``). A failure sends a close frame with its code when the closing handshake
+/// has not started, delivers ``Event/closed(code:reason:)`` with that code, records it in ``failure``
+/// and ends the protocol (``State/closed``): the transport should then be closed.
+///
+/// Threading: a value; use it from one task at a time (the connection's).
+public struct WebSocketProtocol: Sendable {
+    /// Limits and sources.
+    public struct Configuration: Sendable {
+        /// The largest message, in bytes, all fragments together (default 1 MiB); also the largest frame.
+        public var maximumMessageSize: Int
+        /// Where frames' masking keys come from (default ``WebSocketMaskingKeySource/systemRandom``).
+        public var maskingKeySource: WebSocketMaskingKeySource
+
+        /// A configuration with the defaults above.
+        public init(maximumMessageSize: Int = 1 << 20, maskingKeySource: WebSocketMaskingKeySource = .systemRandom) {
+            self.maximumMessageSize = maximumMessageSize
+            self.maskingKeySource = maskingKeySource
+        }
+    }
+
+    /// Where the closing handshake is (§7.1).
+    public enum State: Sendable, Hashable {
+        /// Messages flow both ways.
+        case open
+        /// We sent a close frame and wait for the server's; its messages until then are still delivered.
+        case closingSent
+        /// The server's close frame arrived first and our reply was returned to write: the server closes
+        /// the transport next (§7.1.1), reported with ``receiveEndOfStream()``.
+        case closingReceived
+        /// Both close frames were exchanged, the connection failed, or the transport ended.
+        case closed
+    }
+
+    /// Something the server sent, for the application.
+    public enum Event: Sendable, Hashable {
+        /// A complete text message.
+        case text(String)
+        /// A complete binary message.
+        case binary(Data)
+        /// A ping (already answered by a pong in the same actions while open).
+        case ping(Data)
+        /// A pong.
+        case pong(Data)
+        /// The connection closed: the server's close code and reason; 1005 when its close frame carried
+        /// no code, 1006 when the transport ended without one (§7.1.5), or the code of a failure.
+        case closed(code: UInt16, reason: String)
+    }
+
+    /// What to do, in order.
+    public enum Action: Sendable, Hashable {
+        /// Hand this to the application.
+        case deliver(Event)
+        /// Write these bytes to the connection.
+        case write([UInt8])
+    }
+
+    /// The limits and sources in force.
+    public let configuration: Configuration
+    /// Where the closing handshake is.
+    public private(set) var state: State = .open
+    /// Why the connection failed, if it did (the close code sent is its ``WebSocketProtocolError/closeCode``).
+    public private(set) var failure: WebSocketProtocolError?
+
+    private var parser: WebSocketFrameParser
+    private let encoder: WebSocketFrameEncoder
+    /// The frame whose payload is arriving.
+    private var currentFrame: WebSocketFrameHead?
+    /// A control frame's payload (at most 125 bytes).
+    private var controlPayload: [UInt8] = []
+    /// The opcode (text or binary) of the message being reassembled; nil between messages.
+    private var messageOpcode: WebSocketOpcode?
+    private var messageBytes: [UInt8] = []
+    private var messageUTF8 = UTF8Validator()
+
+    /// A protocol in the open state (the opening handshake done) with `configuration`.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        // Control frames (125 bytes at most) pass whatever the message limit.
+        parser = WebSocketFrameParser(configuration: .init(maximumFrameSize: max(configuration.maximumMessageSize, 125)))
+        encoder = WebSocketFrameEncoder(maskingKeySource: configuration.maskingKeySource)
+    }
+
+    // MARK: Receiving
+
+    /// Takes bytes read from the connection and returns what they call for. After the protocol is
+    /// closed (or the server's close frame arrived), bytes are ignored: the server must send nothing
+    /// after its close frame (§5.5.1).
+    public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
+        guard state == .open || state == .closingSent else { return [] }
+        parser.append(bytes)
+        var actions: [Action] = []
+        do {
+            while state == .open || state == .closingSent, let part = try parser.nextPart() {
+                try handle(part, into: &actions)
+            }
+        } catch {
+            fail(error, into: &actions)
+        }
+        return actions
+    }
+
+    /// Reports that the transport ended (EOF or a reset): delivers ``Event/closed(code:reason:)`` with
+    /// 1006 unless the closing handshake had delivered one already.
+    public mutating func receiveEndOfStream() -> [Action] {
+        defer { state = .closed }
+        switch state {
+        case .open, .closingSent: return [.deliver(.closed(code: 1006, reason: ""))]
+        case .closingReceived, .closed: return []
+        }
+    }
+
+    private mutating func handle(_ part: WebSocketFrameParser.Part, into actions: inout [Action])
+        throws(WebSocketProtocolError) {
+        switch part {
+        case .head(let head):
+            try begin(head)
+        case .payload(let chunk):
+            guard let frame = currentFrame else { return }
+            if frame.opcode.isControl {
+                controlPayload.append(contentsOf: chunk)
+            } else {
+                if messageOpcode == .text, !messageUTF8.consume(chunk) { throw .invalidUTF8 }
+                messageBytes.append(contentsOf: chunk)
+            }
+        case .end:
+            guard let frame = currentFrame else { return }
+            currentFrame = nil
+            if frame.opcode.isControl {
+                try finishControlFrame(frame.opcode, into: &actions)
+            } else if frame.fin {
+                try finishMessage(into: &actions)
+            }
+        }
+    }
+
+    private mutating func begin(_ head: WebSocketFrameHead) throws(WebSocketProtocolError) {
+        currentFrame = head
+        switch head.opcode {
+        case .close, .ping, .pong:
+            controlPayload.removeAll(keepingCapacity: true)
+        case .continuation:
+            guard messageOpcode != nil else { throw .unexpectedContinuation }
+            // Subtracted, not added: no overflow whatever the lengths.
+            guard head.payloadLength <= configuration.maximumMessageSize - messageBytes.count else {
+                throw .messageTooLarge(limit: configuration.maximumMessageSize)
+            }
+        case .text, .binary:
+            guard messageOpcode == nil else { throw .expectedContinuation }
+            messageOpcode = head.opcode
+            messageBytes.removeAll(keepingCapacity: false)
+            messageBytes.reserveCapacity(head.payloadLength)
+            messageUTF8 = UTF8Validator()
+        }
+    }
+
+    private mutating func finishMessage(into actions: inout [Action]) throws(WebSocketProtocolError) {
+        let opcode = messageOpcode
+        messageOpcode = nil
+        let bytes = messageBytes
+        messageBytes = []
+        if opcode == .text {
+            // A code point cut off by the message's end is invalid too.
+            guard messageUTF8.isAtBoundary else { throw .invalidUTF8 }
+            actions.append(.deliver(.text(String(decoding: bytes, as: UTF8.self))))
+        } else {
+            actions.append(.deliver(.binary(Data(bytes))))
+        }
+    }
+
+    private mutating func finishControlFrame(_ opcode: WebSocketOpcode, into actions: inout [Action])
+        throws(WebSocketProtocolError) {
+        let payload = controlPayload
+        switch opcode {
+        case .ping:
+            actions.append(.deliver(.ping(Data(payload))))
+            // No pong once we sent close: only the close reply may follow it.
+            if state == .open {
+                actions.append(.write(encoder.encode(WebSocketFrame(opcode: .pong, payload: Data(payload)))))
+            }
+        case .pong:
+            actions.append(.deliver(.pong(Data(payload))))
+        case .close:
+            let (code, reason) = try Self.parseClosePayload(payload)
+            if state == .open {
+                // Echo the code (§5.5.1); an empty close is answered by an empty one.
+                let reply = code.map { Self.closePayload(code: $0, reason: []) } ?? []
+                actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: Data(reply)))))
+                state = .closingReceived
+            } else {
+                state = .closed
+            }
+            actions.append(.deliver(.closed(code: code ?? 1005, reason: reason)))
+        default:
+            break
+        }
+    }
+
+    /// A close frame's code (nil when the payload is empty) and reason, checked (§5.5.1, §7.4).
+    static func parseClosePayload(_ payload: [UInt8]) throws(WebSocketProtocolError) -> (UInt16?, String) {
+        if payload.isEmpty { return (nil, "") }
+        guard payload.count >= 2 else { throw .truncatedCloseCode }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        guard isValidCloseCode(code) else { throw .invalidCloseCode(code) }
+        let reason = payload.dropFirst(2)
+        var validator = UTF8Validator()
+        guard validator.consume(reason), validator.isAtBoundary else { throw .invalidUTF8 }
+        return (code, String(decoding: reason, as: UTF8.self))
+    }
+
+    /// Whether `code` may appear in a close frame (§7.4): 1000-1003, 1007-1014 (IANA's registry, 1012-1014
+    /// added after the RFC), and 3000-4999 (libraries, frameworks, applications).
+    public static func isValidCloseCode(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
+        }
+    }
+
+    private static func closePayload(code: UInt16, reason: [UInt8]) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)] + reason
+    }
+
+    private mutating func fail(_ error: WebSocketProtocolError, into actions: inout [Action]) {
+        if state == .open {
+            let payload = Self.closePayload(code: error.closeCode, reason: [])
+            actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: Data(payload)))))
+        }
+        failure = error
+        state = .closed
+        actions.append(.deliver(.closed(code: error.closeCode, reason: "")))
+    }
+
+    // MARK: Sending
+
+    /// The frame of a text message.
+    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``.
+    public func send(text: String) throws(WebSocketSendError) -> [UInt8] {
+        try sendData(WebSocketFrame(opcode: .text, payload: Data(text.utf8)))
+    }
+
+    /// The frame of a binary message.
+    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``.
+    public func send(binary: Data) throws(WebSocketSendError) -> [UInt8] {
+        try sendData(WebSocketFrame(opcode: .binary, payload: binary))
+    }
+
+    /// The frame of a ping carrying `payload` (default empty).
+    /// - Throws: ``WebSocketSendError/notOpen`` unless open; ``WebSocketSendError/controlPayloadTooLong(_:)``
+    ///   over 125 bytes.
+    public func sendPing(_ payload: Data = Data()) throws(WebSocketSendError) -> [UInt8] {
+        guard state == .open else { throw .notOpen(state) }
+        guard payload.count <= 125 else { throw .controlPayloadTooLong(payload.count) }
+        return encoder.encode(WebSocketFrame(opcode: .ping, payload: payload))
+    }
+
+    /// Starts the closing handshake (after the server's close arrived, the reply was sent already).
+    /// Returns the close frame's bytes; the state becomes ``State/closingSent``.
+    /// - Parameters:
+    ///   - code: the status code (default 1000, normal closure); must be one
+    ///     ``isValidCloseCode(_:)`` accepts.
+    ///   - reason: at most 123 bytes of UTF-8 (default none).
+    /// - Throws: ``WebSocketSendError/notOpen`` unless open, ``WebSocketSendError/invalidCloseCode(_:)``,
+    ///   ``WebSocketSendError/controlPayloadTooLong(_:)`` when the reason is longer than 123 bytes.
+    public mutating func close(code: UInt16 = 1000, reason: String = "") throws(WebSocketSendError) -> [UInt8] {
+        guard state == .open else { throw .notOpen(state) }
+        guard Self.isValidCloseCode(code) else { throw .invalidCloseCode(code) }
+        let reasonBytes = Array(reason.utf8)
+        guard reasonBytes.count <= 123 else { throw .controlPayloadTooLong(2 + reasonBytes.count) }
+        state = .closingSent
+        let payload = Self.closePayload(code: code, reason: reasonBytes)
+        return encoder.encode(WebSocketFrame(opcode: .close, payload: Data(payload)))
+    }
+
+    private func sendData(_ frame: WebSocketFrame) throws(WebSocketSendError) -> [UInt8] {
+        guard state == .open else { throw .notOpen(state) }
+        return encoder.encode(frame)
+    }
+}
