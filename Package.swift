@@ -97,7 +97,7 @@ let package = Package(
                 path: "Modules/Reachability/Sources"),
 
         // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O; the engine integration comes later)
-        .target(name: "AFWebSocket", dependencies: ["AFProtocols"], path: "Modules/WebSocket"),
+        .target(name: "AFWebSocket", dependencies: ["AFCore"], path: "Modules/AFNetworking/WebSocket"),
 
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
@@ -137,7 +137,7 @@ let package = Package(
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
             "AFProtocols", "AFCore", "AFHTTPTypes", "AFServerSentEvents", "AFOperations", "AFStandardPlugins", "AFObservability", "AFURLProtocol", "AFHTTPCache",
-            "AFCookies",
+            "AFCookies", "AFWebSocket",
             "AFInterceptors",
             "AFRequestSerialization", "AFResponseSerialization",
             "AFMultipart", "AFSecurity", "AFReachability", "AFActivityIndicator", "AFImageLoading",

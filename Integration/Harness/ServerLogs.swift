@@ -13,6 +13,8 @@ public enum HarnessServer: String, Sendable, CaseIterable {
     case tinyproxy
     /// microsocks: a SOCKS5 proxy that requires a user name and password.
     case microsocks
+    /// The Python `websockets` library's server (echo, subprotocols, closing, cookies).
+    case webSocketServer
 
     /// The log files of this server inside the run folder's `logs/` directory. The first one receives
     /// the server's stdout and stderr (and the guard's messages); httpbin's and nginx's access logs are
@@ -24,6 +26,7 @@ public enum HarnessServer: String, Sendable, CaseIterable {
         case .faultServer: return ["fault-server.log"]
         case .tinyproxy: return ["tinyproxy.log"]
         case .microsocks: return ["microsocks.log"]
+        case .webSocketServer: return ["websocket-server.log"]
         }
     }
 }

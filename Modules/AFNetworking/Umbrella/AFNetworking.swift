@@ -8,6 +8,7 @@
 @_exported import AFCore
 @_exported import AFHTTPTypes
 @_exported import AFServerSentEvents
+@_exported import AFWebSocket
 @_exported import AFOperations
 @_exported import AFInterceptors
 @_exported import AFObservability

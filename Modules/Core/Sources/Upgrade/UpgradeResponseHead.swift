@@ -51,9 +51,9 @@ enum UpgradeHandshake {
                 return .incomplete
             }
             guard end - start <= maximumSize else { throw .tooLarge(maximumSize) }
-            let text = String(decoding: bytes[start..<end], as: UTF8.self)
-            var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" })
-                .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+            // Split on the bytes: as Characters, "\r\n" is one grapheme and never equals "\n".
+            var lines = bytes[start..<end].split(separator: 0x0A, omittingEmptySubsequences: false)
+                .map { String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self) }
             while lines.last?.isEmpty == true { lines.removeLast() }
             guard let statusLine = lines.first else { throw .malformed }
             let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)

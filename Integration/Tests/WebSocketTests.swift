@@ -1,0 +1,177 @@
+// WebSocket tasks on the engine against the Python `websockets` library's server (a reference
+// implementation): echo, subprotocols, closing both ways, cookies, a refused handshake, backpressure,
+// pings, and a SOCKS5 proxy.
+import AFNetworking
+import AFTestHarness
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("WebSockets against the websockets library's server")
+struct WebSocketTests {
+    private func manager(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSessionManager {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        configure(configuration)
+        return URLSessionManager(sessionConfiguration: configuration)
+    }
+
+    private static func pattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 251) }) }
+
+    @Test func echoesTextAndBinaryOfEverySizeAndClosesNormally() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        for size in [0, 32, 125, 126, 1_024, 65_535, 65_536, 1 << 19] {
+            try await task.send(.data(Self.pattern(size)))
+            #expect(try await task.receive() == .data(Self.pattern(size)), "\(size) bytes")
+        }
+        try await task.send(.string("κόσμε"))
+        #expect(try await task.receive() == .string("κόσμε"))
+        #expect(task.response?.statusCode == 101)
+        #expect(task.negotiatedProtocol == nil)
+        task.cancel(with: 1000, reason: Data("done".utf8))
+        var after: [WebSocketTask.Message] = []
+        for try await message in task.messages { after.append(message) }
+        #expect(after.isEmpty)
+        #expect(task.closeCode == 1000)
+        #expect(task.error == .closed(code: 1000, reason: "done"))
+        await #expect(throws: WebSocketTaskError.closed(code: 1000, reason: "done")) { try await task.send(.string("late")) }
+    }
+
+    @Test func theServerPicksAnOfferedSubprotocol() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/subprotocol"), protocols: ["chat.v3", "chat.v2"])
+        task.resume()
+        try await task.send(.string("hello"))
+        #expect(try await task.receive() == .string("hello"))
+        #expect(task.negotiatedProtocol == "chat.v2")
+        task.cancel()
+    }
+
+    @Test func aCloseFromTheServerEndsTheStreamWithItsCode() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/close?code=4000&reason=bye"))
+        task.resume()
+        var received = 0
+        for try await _ in task.messages { received += 1 }
+        #expect(received == 0)
+        #expect(task.closeCode == 4000)
+        #expect(task.closeReason == Data("bye".utf8))
+        await #expect(throws: WebSocketTaskError.closed(code: 4000, reason: "bye")) { _ = try await task.receive() }
+    }
+
+    @Test func messagesArriveInOrderAndTheServersCloseEndsThem() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/count?n=1000&size=1024"))
+        task.resume()
+        var count = 0
+        for try await message in task.messages {
+            #expect(message == .data(Self.pattern(1_024)))
+            count += 1
+        }
+        #expect(count == 1_000)
+        #expect(task.closeCode == 1000)
+    }
+
+    @Test func aSlowReaderHoldsTheServerBackAndLosesNothing() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/count?n=300&size=4096"))
+        task.maximumBufferedBytes = 16 << 10
+        task.resume()
+        // Nothing is read for a while: the task keeps at most about 16 KiB (plus one read's messages) and
+        // stops reading the socket.
+        try await Task.sleep(for: .milliseconds(300))
+        let buffered = task.bufferedByteCount
+        #expect(buffered <= (16 << 10) + (256 << 10), "\(buffered) bytes buffered")
+        #expect(task.isReadingPaused)
+        var count = 0
+        for try await message in task.messages {
+            #expect(message == .data(Self.pattern(4_096)))
+            count += 1
+        }
+        #expect(count == 300)
+    }
+
+    @Test func cookiesGoWithTheHandshakeAndItsSetCookieIsStored() async throws {
+        let server = try await WebSocketServer.shared()
+        let configuration = URLSessionConfiguration.ephemeral
+        let storage = try #require(configuration.httpCookieStorage)
+        storage.setCookie(try #require(HTTPCookie(properties: [.name: "token", .value: "t1", .domain: "127.0.0.1", .path: "/"])))
+        let manager = URLSessionManager(sessionConfiguration: configuration)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/cookie"))
+        task.resume()
+        #expect(try await task.receive() == .string("token=t1"))
+        #expect((storage.cookies ?? []).map(\.name).sorted() == ["token", "ws-session"])
+        task.cancel()
+    }
+
+    @Test func aRefusedHandshakeFailsWithTheResponse() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/not-websocket"))
+        task.resume()
+        await #expect(throws: WebSocketTaskError.handshakeFailed("The server answered with status 403, not 101.")) {
+            _ = try await task.receive()
+        }
+        #expect(task.response?.statusCode == 403)
+        #expect(task.taskState == .completed)
+    }
+
+    @Test func nothingListeningFailsWithTheTransportsError() async throws {
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: URL(string: "ws://127.0.0.1:9/echo")!)
+        task.resume()
+        await #expect(throws: WebSocketTaskError.self) { _ = try await task.receive() }
+        guard case .transport(let error) = task.error else {
+            Issue.record("expected a transport error, got \(String(describing: task.error))")
+            return
+        }
+        #expect(error.code == .cannotConnectToHost)
+    }
+
+    @Test func aPingIsAnsweredByThePeersPong() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        let pong: (any Error)? = await withCheckedContinuation { continuation in
+            task.sendPing { continuation.resume(returning: $0) }
+        }
+        #expect(pong == nil)
+        task.cancel()
+    }
+
+    @Test func aSOCKS5ProxyCarriesTheConnection() async throws {
+        let servers = try await IntegrationServers.shared()
+        let server = try await WebSocketServer.shared()
+        let manager = manager { configuration in
+            configuration.connectionProxyDictionary = [
+                "SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": servers.proxies.socksPort,
+                "kCFProxyUsernameKey": ProxyServers.username, "kCFProxyPasswordKey": ProxyServers.password,
+            ]
+        }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        try await task.send(.string("through socks"))
+        #expect(try await task.receive() == .string("through socks"))
+        task.cancel()
+    }
+}

@@ -1,0 +1,160 @@
+import AFCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The engine's side of a task's connection (on the engine thread): the handshake's answer checked, bytes
+/// through the protocol, messages to the app.
+extension WebSocketTask: UpgradeConnectionHandler {
+    package func upgradeDidOpen(_ connection: UpgradedConnection, response: HTTPURLResponse, leftover: [UInt8]) {
+        var resumes: [@Sendable () -> Void] = []
+        let refused: String? = state.withLock { inner in
+            inner.response = response
+            if let reason = refusal(of: response, key: inner.key) {
+                resumes = end(&inner, .handshakeFailed(reason))
+                return reason
+            }
+            inner.isOpen = true
+            inner.negotiatedProtocol = response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol")
+            if !inner.pendingBytes.isEmpty {
+                connection.send(inner.pendingBytes)
+                inner.pendingBytes = []
+            }
+            if !leftover.isEmpty { resumes = take(leftover, &inner, connection) }
+            return nil
+        }
+        // RFC 6455 §4.1: a client that refuses the handshake fails the connection (no close frame).
+        if refused != nil { connection.close() }
+        for resume in resumes { resume() }
+    }
+
+    package func upgradeDidFail(_ connection: UpgradedConnection, error: any Error, response: HTTPURLResponse?) {
+        let resumes = state.withLock { inner -> [@Sendable () -> Void] in
+            if let response { inner.response = response }
+            if let response {
+                return end(&inner, .handshakeFailed("The server answered with status \(response.statusCode), not 101."))
+            }
+            return end(&inner, (error as? URLError).map { .transport($0) } ?? .notConnected)
+        }
+        for resume in resumes { resume() }
+    }
+
+    package func upgradeDidReceive(_ connection: UpgradedConnection, bytes: UnsafeRawBufferPointer) {
+        let resumes = state.withLock { inner in take(bytes, &inner, connection) }
+        for resume in resumes { resume() }
+    }
+
+    package func upgradeDidClose(_ connection: UpgradedConnection, error: (any Error)?) {
+        let resumes = state.withLock { inner -> [@Sendable () -> Void] in
+            var resumes: [@Sendable () -> Void] = []
+            if inner.ending == nil, var machine = inner.machine {
+                // The transport ended without a close frame: 1006 (or the transport's error).
+                let actions = machine.receiveEndOfStream()
+                inner.machine = machine
+                resumes += apply(actions, &inner, connection)
+                if let urlError = error as? URLError { inner.ending = .transport(urlError) }
+            }
+            return resumes + end(&inner, inner.ending ?? .closed(code: 1006, reason: ""))
+        }
+        for resume in resumes { resume() }
+    }
+
+    /// Bytes from the server through the protocol.
+    private func take(_ bytes: some Sequence<UInt8>, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+        guard var machine = inner.machine else { return [] }
+        let actions = machine.receive(bytes)
+        inner.machine = machine
+        return apply(actions, &inner, connection)
+    }
+
+    private func apply(_ actions: [WebSocketProtocol.Action], _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+        var resumes: [@Sendable () -> Void] = []
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                connection.send(bytes)
+            case .deliver(.text(let text)):
+                resumes += deliver(.string(text), &inner, connection)
+            case .deliver(.binary(let data)):
+                resumes += deliver(.data(data), &inner, connection)
+            case .deliver(.ping):
+                break  // answered by the protocol's pong, in these actions
+            case .deliver(.pong):
+                if !inner.pongHandlers.isEmpty {
+                    let handler = inner.pongHandlers.removeFirst()
+                    resumes.append { handler(nil) }
+                }
+            case .deliver(.closed(let code, let reason)):
+                inner.closeCode = code
+                inner.closeReason = reason.isEmpty ? nil : Data(reason.utf8)
+                let ending: WebSocketTaskError = inner.machine?.failure.map { .protocolViolation($0) } ?? .closed(code: code, reason: reason)
+                resumes += end(&inner, ending)
+                // Our close frame (a reply, or the failure's) is queued before: the connection closes once
+                // it is written.
+                connection.close()
+            }
+        }
+        return resumes
+    }
+
+    private func deliver(_ message: Message, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+        if !inner.waiters.isEmpty {
+            let waiter = inner.waiters.removeFirst()
+            return [{ waiter.continuation.resume(returning: message) }]
+        }
+        inner.buffered.append(message)
+        inner.bufferedBytes += message.byteCount
+        if inner.bufferedBytes > inner.maximumBufferedBytes && !inner.readingPaused {
+            inner.readingPaused = true
+            connection.setReading(false)
+        }
+        return []
+    }
+
+    /// Why `response` is not a WebSocket's answer to a handshake sent with `key` (nil: it is).
+    private func refusal(of response: HTTPURLResponse, key: String) -> String? {
+        guard response.value(forHTTPHeaderField: "Upgrade")?.lowercased() == "websocket" else {
+            return "The response's Upgrade field is not \"websocket\"."
+        }
+        let connectionTokens = (response.value(forHTTPHeaderField: "Connection") ?? "").lowercased()
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard connectionTokens.contains("upgrade") else { return "The response's Connection field has no \"upgrade\"." }
+        guard response.value(forHTTPHeaderField: "Sec-WebSocket-Accept") == WebSocketHandshake.acceptValue(forKey: key) else {
+            return "The response's Sec-WebSocket-Accept does not match the key sent."
+        }
+        if let extensions = response.value(forHTTPHeaderField: "Sec-WebSocket-Extensions"), !extensions.isEmpty {
+            return "The server chose an extension that was not offered (\(extensions))."
+        }
+        if let chosen = response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"), !protocols.contains(chosen) {
+            return "The server chose a subprotocol that was not offered (\(chosen))."
+        }
+        return nil
+    }
+}
+
+extension LeanSession {
+    /// A WebSocket task for `url` (ws, wss, http or https), offering `protocols` (default none); suspended
+    /// until ``WebSocketTask/resume()``.
+    public func webSocketTask(with url: URL, protocols: [String] = []) -> WebSocketTask {
+        WebSocketTask(request: URLRequest(url: url), protocols: protocols, session: self)
+    }
+
+    /// A WebSocket task for `request` (its URL ws, wss, http or https; its fields, such as `Authorization`
+    /// or `Origin`, sent with the handshake), offering `protocols`; suspended until ``WebSocketTask/resume()``.
+    public func webSocketTask(with request: URLRequest, protocols: [String] = []) -> WebSocketTask {
+        WebSocketTask(request: request, protocols: protocols, session: self)
+    }
+}
+
+extension URLSessionManager {
+    /// A WebSocket task on this manager's session (``LeanSession/webSocketTask(with:protocols:)-(URL,_)``).
+    public func webSocketTask(with url: URL, protocols: [String] = []) -> WebSocketTask {
+        session.webSocketTask(with: url, protocols: protocols)
+    }
+
+    /// A WebSocket task for `request` on this manager's session.
+    public func webSocketTask(with request: URLRequest, protocols: [String] = []) -> WebSocketTask {
+        session.webSocketTask(with: request, protocols: protocols)
+    }
+}

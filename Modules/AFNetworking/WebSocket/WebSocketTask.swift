@@ -1,0 +1,353 @@
+import AFCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// A WebSocket client connection on the session's engine, shaped like `URLSessionWebSocketTask`: made
+/// suspended by ``AFCore/LeanSession/webSocketTask(with:protocols:)-(URL,_)``, opened by ``resume()``, then messages sent
+/// with ``send(_:)`` and read with ``receive()`` or ``messages``, and closed with ``cancel(with:reason:)``.
+///
+/// The handshake is a request of the session: its TLS settings, certificate pinning (decided inside the
+/// TLS handshake), client identity, proxies (an HTTP proxy's CONNECT tunnel, SOCKS), additional headers
+/// and cookies apply, and cookies the 101 sets are stored. `Sec-WebSocket-Accept` is checked, and the
+/// subprotocol the server picks must be one offered. The framing is RFC 6455's (``WebSocketProtocol``),
+/// this package's own: it works with any libcurl (Debian 12's 7.88.1 has no WebSocket support).
+///
+/// Bounds: a message over ``maximumMessageSize`` (default 1 MiB) closes the connection with 1009; at
+/// most ``maximumBufferedBytes`` of received messages wait for the app, after which the socket is not
+/// read (the server is held back by TCP); at most ``maximumQueuedBytes`` wait to be sent.
+///
+/// Threading: every member may be used from any thread.
+public final class WebSocketTask: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property lives in `state` (a Mutex); the engine calls the
+    // handler methods on its thread and they take the same lock.
+
+    /// Where the task is, as `URLSessionTask.State` says it.
+    public enum State: Sendable, Equatable {
+        case suspended, running, canceling, completed
+    }
+
+    /// The request the task was made with (a ws, wss, http or https URL).
+    public let originalRequest: URLRequest
+    /// The subprotocols offered (`Sec-WebSocket-Protocol`), most preferred first.
+    public let protocols: [String]
+    private let session: LeanSession
+
+    struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Message?, any Error>
+    }
+
+    struct Inner {
+        var state = State.suspended
+        var maximumMessageSize = 1 << 20
+        var maximumBufferedBytes = 4 << 20
+        var maximumQueuedBytes = 16 << 20
+        var closeTimeout = Duration.seconds(5)
+        var machine: WebSocketProtocol?
+        var connection: UpgradedConnection?
+        var isOpen = false
+        var key = ""
+        var response: HTTPURLResponse?
+        var negotiatedProtocol: String?
+        var buffered: [Message] = []
+        var bufferedHead = 0
+        var bufferedBytes = 0
+        var readingPaused = false
+        var waiters: [Waiter] = []
+        var nextWaiterID: UInt64 = 0
+        var pongHandlers: [@Sendable ((any Error)?) -> Void] = []
+        /// Frames made before the handshake completed, written once it does.
+        var pendingBytes: [UInt8] = []
+        var ending: WebSocketTaskError?
+        var closeCode: UInt16?
+        var closeReason: Data?
+    }
+
+    let state = Mutex(Inner())
+
+    init(request: URLRequest, protocols: [String], session: LeanSession) {
+        originalRequest = request
+        self.protocols = protocols
+        self.session = session
+    }
+
+    // MARK: Settings (before resume)
+
+    /// The largest message received (whole, after reassembly): a larger one closes the connection with
+    /// 1009. Default 1 MiB, as `URLSessionWebSocketTask`'s. Read when the task is resumed.
+    public var maximumMessageSize: Int {
+        get { state.withLock { $0.maximumMessageSize } }
+        set { state.withLock { $0.maximumMessageSize = max(125, newValue) } }
+    }
+
+    /// The most bytes of received messages kept for the app; past it, reading stops until the app takes
+    /// messages (to half of it). Default 4 MiB.
+    public var maximumBufferedBytes: Int {
+        get { state.withLock { $0.maximumBufferedBytes } }
+        set { state.withLock { $0.maximumBufferedBytes = max(1, newValue) } }
+    }
+
+    /// The most bytes waiting to be sent; a send past it fails with ``WebSocketTaskError/sendQueueFull(_:)``.
+    /// Default 16 MiB. Read when the task is resumed.
+    public var maximumQueuedBytes: Int {
+        get { state.withLock { $0.maximumQueuedBytes } }
+        set { state.withLock { $0.maximumQueuedBytes = max(1, newValue) } }
+    }
+
+    /// How long ``cancel(with:reason:)`` waits for the server's close frame before closing the
+    /// connection anyway. Default 5 s.
+    public var closeTimeout: Duration {
+        get { state.withLock { $0.closeTimeout } }
+        set { state.withLock { $0.closeTimeout = newValue } }
+    }
+
+    // MARK: State
+
+    /// The task's state.
+    public var taskState: State { state.withLock { $0.state } }
+    /// The server's answer to the handshake (the 101, or the response that refused it).
+    public var response: HTTPURLResponse? { state.withLock { $0.response } }
+    /// The subprotocol the server chose (nil: none).
+    public var negotiatedProtocol: String? { state.withLock { $0.negotiatedProtocol } }
+    /// The close code once the connection closed (the server's, or ours), as `URLSessionWebSocketTask`'s.
+    public var closeCode: UInt16? { state.withLock { $0.closeCode } }
+    /// The close reason's bytes once the connection closed (nil: none).
+    public var closeReason: Data? { state.withLock { $0.closeReason } }
+    /// Why the connection ended (nil while it is open or has not opened).
+    public var error: WebSocketTaskError? { state.withLock { $0.ending } }
+    /// The bytes of received messages waiting for the app (tests of the backpressure read it).
+    package var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
+    /// Whether the socket is left unread because the app has not taken its messages.
+    package var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
+
+    // MARK: Lifecycle
+
+    /// Opens the connection (once; later calls do nothing).
+    public func resume() {
+        let connection: UpgradedConnection? = state.withLock { inner in
+            guard inner.state == .suspended else { return nil }
+            inner.state = .running
+            inner.key = WebSocketHandshake.makeClientKey()
+            inner.machine = WebSocketProtocol(configuration: .init(maximumMessageSize: inner.maximumMessageSize))
+            let connection = UpgradedConnection(request: handshakeRequest(key: inner.key), handler: self,
+                                                maximumQueuedBytes: inner.maximumQueuedBytes)
+            inner.connection = connection
+            return connection
+        }
+        if let connection { session.openUpgrade(connection) }
+    }
+
+    /// Starts the closing handshake with `closeCode` (default 1000) and `reason` (at most 123 bytes); the
+    /// connection closes when the server answers, or after ``closeTimeout``. A task that has not opened
+    /// yet is closed at once.
+    public func cancel(with closeCode: UInt16 = 1000, reason: Data? = nil) {
+        let reasonText = reason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        var resumes: [@Sendable () -> Void] = []
+        let (connection, bytes, timeout): (UpgradedConnection?, [UInt8]?, Duration) = state.withLock { inner in
+            guard inner.state == .running || inner.state == .suspended else { return (nil, nil, .zero) }
+            if !inner.isOpen {
+                inner.state = .completed
+                inner.closeCode = closeCode
+                inner.closeReason = reason
+                resumes = end(&inner, .closed(code: closeCode, reason: reasonText))
+                return (inner.connection, nil, .zero)
+            }
+            inner.state = .canceling
+            let frame = try? inner.machine?.close(code: closeCode, reason: reasonText)
+            return (inner.connection, frame, inner.closeTimeout)
+        }
+        for resume in resumes { resume() }
+        guard let connection else { return }
+        guard let bytes else {
+            connection.close()
+            return
+        }
+        connection.send(bytes)
+        let nanoseconds = max(0, Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { connection.close() }
+    }
+
+    // MARK: Sending
+
+    /// Queues `message` to be sent (frames made now, written in order).
+    /// - Throws: ``WebSocketTaskError``: the connection's ending once it ended, ``WebSocketTaskError/sendQueueFull(_:)``.
+    public func send(_ message: Message) async throws {
+        try enqueue { machine throws(WebSocketSendError) in
+            switch message {
+            case .string(let text): try machine.send(text: text)
+            case .data(let data): try machine.send(binary: data)
+            }
+        }
+    }
+
+    /// ``send(_:)`` with a completion handler (called on an arbitrary thread, nil on success).
+    public func send(_ message: Message, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await send(message)
+                completionHandler(nil)
+            } catch {
+                completionHandler(error)
+            }
+        }
+    }
+
+    /// Sends a ping; `pongReceiveHandler` runs (on the engine thread) when the pong arrives, with nil,
+    /// or with the connection's ending if it ends first.
+    public func sendPing(pongReceiveHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        do {
+            try enqueue { machine throws(WebSocketSendError) in try machine.sendPing() }
+            state.withLock { $0.pongHandlers.append(pongReceiveHandler) }
+        } catch {
+            pongReceiveHandler(error)
+        }
+    }
+
+    private func enqueue(_ frame: (WebSocketProtocol) throws(WebSocketSendError) -> [UInt8]) throws(WebSocketTaskError) {
+        try state.withLock { inner throws(WebSocketTaskError) in
+            if let ending = inner.ending { throw ending }
+            guard let machine = inner.machine else { throw .notConnected }
+            let bytes: [UInt8]
+            do throws(WebSocketSendError) { bytes = try frame(machine) } catch { throw .invalidMessage(error) }
+            if inner.isOpen, let connection = inner.connection {
+                guard connection.send(bytes) else { throw .sendQueueFull(connection.queuedByteCount + bytes.count) }
+                return
+            }
+            // Before the handshake completes: written once it does.
+            guard inner.pendingBytes.count + bytes.count <= inner.maximumQueuedBytes else {
+                throw .sendQueueFull(inner.pendingBytes.count + bytes.count)
+            }
+            inner.pendingBytes += bytes
+        }
+    }
+
+    // MARK: Receiving
+
+    /// The next message. Waits while none has arrived (cancelling the waiting Swift task throws
+    /// `CancellationError`).
+    /// - Throws: ``WebSocketTaskError``: the connection's ending once it ended and no message is left.
+    public func receive() async throws -> Message {
+        guard let message = try await nextMessage() else {
+            throw state.withLock { $0.ending } ?? WebSocketTaskError.notConnected
+        }
+        return message
+    }
+
+    /// ``receive()`` with a completion handler (called on an arbitrary thread).
+    public func receive(completionHandler: @escaping @Sendable (Result<Message, any Error>) -> Void) {
+        Task {
+            do { completionHandler(.success(try await receive())) } catch { completionHandler(.failure(error)) }
+        }
+    }
+
+    /// The next message, or nil once the connection closed (a close handshake, either side's) with none
+    /// left; throws for a failure (a protocol violation, the transport, a refused handshake).
+    func nextMessage() async throws -> Message? {
+        let id = state.withLock { inner -> UInt64 in
+            inner.nextWaiterID += 1
+            return inner.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message?, any Error>) in
+                let (ready, resumeReading): (Result<Message?, any Error>?, UpgradedConnection?) = state.withLock { inner in
+                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
+                    if let message = takeBuffered(&inner) {
+                        return (.success(message), reopenReadingIfDrained(&inner))
+                    }
+                    if let ending = inner.ending {
+                        if case .closed = ending { return (.success(nil), nil) }
+                        return (.failure(ending), nil)
+                    }
+                    inner.waiters.append(Waiter(id: id, continuation: continuation))
+                    return (nil, nil)
+                }
+                resumeReading?.setReading(true)
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { inner -> Waiter? in
+                guard let index = inner.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return inner.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The messages as they arrive: ends after a closing handshake (either side's), throws for a failure.
+    public var messages: Messages { Messages(task: self) }
+
+    /// An `AsyncSequence` of a task's messages (``messages``).
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = Message
+        let task: WebSocketTask
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let task: WebSocketTask
+            public mutating func next() async throws -> Message? { try await task.nextMessage() }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(task: task) }
+    }
+
+    // MARK: Internals (under the lock)
+
+    private func takeBuffered(_ inner: inout Inner) -> Message? {
+        guard inner.bufferedHead < inner.buffered.count else { return nil }
+        let message = inner.buffered[inner.bufferedHead]
+        inner.bufferedHead += 1
+        inner.bufferedBytes -= message.byteCount
+        if inner.bufferedHead > 64 && inner.bufferedHead * 2 > inner.buffered.count {
+            inner.buffered.removeFirst(inner.bufferedHead)
+            inner.bufferedHead = 0
+        }
+        return message
+    }
+
+    private func reopenReadingIfDrained(_ inner: inout Inner) -> UpgradedConnection? {
+        guard inner.readingPaused, inner.bufferedBytes <= inner.maximumBufferedBytes / 2 else { return nil }
+        inner.readingPaused = false
+        return inner.connection
+    }
+
+    /// Records the ending and returns the resumptions of everyone waiting.
+    func end(_ inner: inout Inner, _ ending: WebSocketTaskError) -> [@Sendable () -> Void] {
+        if inner.ending == nil { inner.ending = ending }
+        inner.state = .completed
+        let waiters = inner.waiters
+        inner.waiters = []
+        let pongs = inner.pongHandlers
+        inner.pongHandlers = []
+        let final = inner.ending!
+        var resumes: [@Sendable () -> Void] = []
+        for waiter in waiters {
+            // A waiter has no message left to take (it would not wait otherwise).
+            if case .closed = final { resumes.append { waiter.continuation.resume(returning: nil) } }
+            else { resumes.append { waiter.continuation.resume(throwing: final) } }
+        }
+        for pong in pongs { resumes.append { pong(final) } }
+        return resumes
+    }
+
+    /// The handshake request: the URL as http(s), the upgrade's fields.
+    private func handshakeRequest(key: String) -> URLRequest {
+        var request = originalRequest
+        if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            switch components.scheme?.lowercased() {
+            case "ws": components.scheme = "http"
+            case "wss": components.scheme = "https"
+            default: break
+            }
+            request.url = components.url ?? url
+        }
+        request.httpMethod = "GET"
+        request.setValue("websocket", forHTTPHeaderField: "Upgrade")
+        request.setValue("Upgrade", forHTTPHeaderField: "Connection")
+        request.setValue(key, forHTTPHeaderField: "Sec-WebSocket-Key")
+        request.setValue("13", forHTTPHeaderField: "Sec-WebSocket-Version")
+        if !protocols.isEmpty { request.setValue(protocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol") }
+        return request
+    }
+}
