@@ -2,13 +2,24 @@
 import Foundation
 
 /// `Integration/servers/websocket_server.py` on 127.0.0.1: `/echo`, `/subprotocol`, `/close`, `/cookie`,
-/// `/count` (see the script), and `/health` over plain HTTP.
+/// `/count` (see the script), and `/health` over plain HTTP; the same over TLS with the harness's valid
+/// leaf (localhost and 127.0.0.1, sent with the intermediate); and a hostile raw server whose frames
+/// break RFC 6455 on purpose (`/masked`, `/bad-utf8`, `/reserved-bit`, `/fragmented-ping`,
+/// `/endless-fragments`, `/huge-length`, `/ping-flood`, `/never-close`).
 public struct WebSocketServer: Sendable {
-    /// The TCP port on 127.0.0.1.
+    /// The TCP port on 127.0.0.1 (ws).
     public let port: Int
+    /// The TLS port (wss).
+    public let tlsPort: Int
+    /// The hostile server's port (ws).
+    public let hostilePort: Int
 
     /// `ws://127.0.0.1:<port><path>`.
     public func url(_ path: String) -> URL { loopbackURL(scheme: "ws", port: port, path: path) }
+    /// `wss://localhost:<tlsPort><path>`.
+    public func tlsURL(_ path: String) -> URL { loopbackURL(scheme: "wss", host: "localhost", port: tlsPort, path: path) }
+    /// `ws://127.0.0.1:<hostilePort><path>`.
+    public func hostileURL(_ path: String) -> URL { loopbackURL(scheme: "ws", port: hostilePort, path: path) }
 
     /// The server of this test process, started on first use (stopped with the harness's other servers
     /// when the process ends).
@@ -19,22 +30,25 @@ public struct WebSocketServer: Sendable {
     private enum SharedStart {
         static let server = Task { () throws -> WebSocketServer in
             let servers = try await IntegrationServers.shared()
-            return try await WebSocketServer.start(locations: HarnessLocations.current(), runDirectory: servers.runDirectory)
+            return try await WebSocketServer.start(locations: HarnessLocations.current(), certificates: servers.certificates)
         }
     }
 
-    static func start(locations: HarnessLocations, runDirectory: URL) async throws(HarnessError) -> WebSocketServer {
+    static func start(locations: HarnessLocations, certificates: TestCertificates) async throws(HarnessError) -> WebSocketServer {
+        let leaf = certificates.leaf(.valid)
         let python = locations.python.path
         try locations.requireExecutable(python, name: "python (venv)",
                                         hint: "Expected at \(python); run Scripts/bootstrap or set AF_VENV.")
-        return try await ServerStartup.withFreshPorts(.webSocketServer, portCount: 1) { ports throws(ServerStartup.AttemptFailure) in
+        return try await ServerStartup.withFreshPorts(.webSocketServer, portCount: 3) { ports throws(ServerStartup.AttemptFailure) in
             let port = ports[0]
             let process: GuardedProcess
             do {
                 process = try GuardedProcess.launch(
                     server: .webSocketServer, executable: python,
                     arguments: [locations.serverFile("websocket_server.py").path, "--port", String(port),
-                                "--pid-file", runDirectory.appendingPathComponent("websocket-server.pid").path],
+                                "--tls-port", String(ports[1]), "--cert", (leaf.servedChain ?? leaf.pem).path,
+                                "--key", leaf.privateKey.path, "--hostile-port", String(ports[2]),
+                                "--pid-file", locations.runDirectory.appendingPathComponent("websocket-server.pid").path],
                     environment: ["PYTHONUNBUFFERED": "1"],
                     logFile: locations.logsDirectory.appendingPathComponent("websocket-server.log"),
                     locations: locations)
@@ -45,7 +59,7 @@ public struct WebSocketServer: Sendable {
                                                    timeout: .seconds(15)) {
                 ServerStartup.answers200(port: port, path: "/health")
             }
-            return WebSocketServer(port: port)
+            return WebSocketServer(port: port, tlsPort: ports[1], hostilePort: ports[2])
         }
     }
 }

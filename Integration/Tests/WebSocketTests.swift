@@ -175,3 +175,130 @@ struct WebSocketTests {
         task.cancel()
     }
 }
+
+@Suite("WebSockets over TLS, with pinning decided in the handshake")
+struct WebSocketTLSTests {
+    private func manager(_ policy: SecurityPolicy) throws -> URLSessionManager {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        let manager = URLSessionManager(sessionConfiguration: configuration)
+        try manager.setSecurityPolicy(policy)
+        return manager
+    }
+
+    private func certificate(_ files: CertificateFiles) throws -> Data {
+        try SecurityPolicy.certificate(fromDER: Data(contentsOf: files.der))
+    }
+
+    @Test func aPinnedRootOpensTheConnection() async throws {
+        let servers = try await IntegrationServers.shared()
+        let server = try await WebSocketServer.shared()
+        var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [try certificate(servers.certificates.rootCA)])
+        policy.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.der)
+        let manager = try manager(policy)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.tlsURL("/echo"))
+        task.resume()
+        try await task.send(.string("over tls"))
+        #expect(try await task.receive() == .string("over tls"))
+        task.cancel()
+    }
+
+    @Test func anotherPinRefusesTheHandshakeWith1202() async throws {
+        let servers = try await IntegrationServers.shared()
+        let server = try await WebSocketServer.shared()
+        var policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try certificate(servers.certificates.stranger)])
+        policy.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.der)
+        let manager = try manager(policy)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.tlsURL("/echo"))
+        task.resume()
+        await #expect(throws: WebSocketTaskError.self) { _ = try await task.receive() }
+        guard case .transport(let error) = task.error else {
+            Issue.record("expected a transport error, got \(String(describing: task.error))")
+            return
+        }
+        #expect(error.code == .serverCertificateUntrusted)
+        #expect(task.response == nil)
+    }
+}
+
+@Suite("WebSockets against a server that breaks RFC 6455")
+struct WebSocketHostileTests {
+    private func open(_ path: String, configure: (WebSocketTask) -> Void = { _ in }) async throws -> (WebSocketTask, URLSessionManager) {
+        let server = try await WebSocketServer.shared()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        let manager = URLSessionManager(sessionConfiguration: configuration)
+        let task = manager.webSocketTask(with: server.hostileURL(path))
+        configure(task)
+        task.resume()
+        return (task, manager)
+    }
+
+    /// Reads until the task ends; returns the messages read and the error it ended with.
+    private func drain(_ task: WebSocketTask) async -> ([WebSocketTask.Message], (any Error)?) {
+        var messages: [WebSocketTask.Message] = []
+        do {
+            for try await message in task.messages { messages.append(message) }
+            return (messages, nil)
+        } catch {
+            return (messages, error)
+        }
+    }
+
+    @Test(arguments: [
+        ("/masked", WebSocketProtocolError.maskedFrame),
+        ("/reserved-bit", WebSocketProtocolError.reservedBitsSet(WebSocketReservedBits(rawValue: 0x20))),
+        ("/fragmented-ping", WebSocketProtocolError.fragmentedControlFrame),
+        ("/bad-utf8", WebSocketProtocolError.invalidUTF8),
+    ])
+    func aProtocolViolationClosesWithItsCode(path: String, expected: WebSocketProtocolError) async throws {
+        let (task, manager) = try await open(path)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (messages, error) = await drain(task)
+        #expect(messages.isEmpty)
+        #expect(error as? WebSocketTaskError == .protocolViolation(expected))
+        #expect(task.closeCode == expected.closeCode)
+    }
+
+    @Test func anEndlessFragmentedMessageStopsAtTheLimitWith1009() async throws {
+        let (task, manager) = try await open("/endless-fragments") { $0.maximumMessageSize = 1 << 20 }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (_, error) = await drain(task)
+        #expect(error as? WebSocketTaskError == .protocolViolation(.messageTooLarge(limit: 1 << 20)))
+        #expect(task.closeCode == 1009)
+    }
+
+    @Test func aFrameAnnouncingExabytesIsRefusedAtItsHead() async throws {
+        let (task, manager) = try await open("/huge-length")
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (_, error) = await drain(task)
+        guard case .protocolViolation(let violation) = error as? WebSocketTaskError else {
+            Issue.record("expected a protocol violation, got \(String(describing: error))")
+            return
+        }
+        #expect(violation.closeCode == 1009 || violation.closeCode == 1002)
+    }
+
+    @Test func aPingFloodIsAnsweredAndTheMessageAfterItArrives() async throws {
+        let (task, manager) = try await open("/ping-flood?n=5000")
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        #expect(try await task.receive() == .string("done"))
+        task.cancel()
+    }
+
+    @Test func aServerThatNeverAnswersTheCloseIsLeftAfterTheCloseTimeout() async throws {
+        let (task, manager) = try await open("/never-close") { $0.closeTimeout = .milliseconds(300) }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        #expect(try await task.receive() == .string("hi"))
+        let started = ContinuousClock.now
+        task.cancel(with: 1000, reason: nil)
+        let (_, error) = await drain(task)
+        // The transport ended without the server's close frame: 1006.
+        #expect(error == nil || error as? WebSocketTaskError == .closed(code: 1006, reason: ""))
+        #expect(task.closeCode == 1006)
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        #expect(task.taskState == .completed)
+    }
+}

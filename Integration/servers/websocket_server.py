@@ -10,12 +10,28 @@
     WS  /count?n=N&size=B       sends N binary messages of B bytes (byte i is i % 251), then closes 1000
     GET /not-websocket          a plain 403
 
-Compression (permessage-deflate) is negotiated when the client offers it. Usage:
-websocket_server.py --port PORT [--pid-file PATH]
+Compression (permessage-deflate) is negotiated when the client offers it. With --tls-port, --cert and
+--key, the same routes are served over TLS (wss). With --hostile-port, a raw server (the handshake and
+frames written by hand, RFC 6455 broken on purpose) answers:
+
+    /masked            a masked text frame (a server must not mask: the client closes 1002)
+    /bad-utf8          a text message whose bytes are not UTF-8 (1007)
+    /reserved-bit      a text frame with RSV2 set (1002)
+    /fragmented-ping   a ping frame without FIN (1002)
+    /endless-fragments a text message in 64 KiB fragments that never ends (the client's limit: 1009)
+    /huge-length       a frame head announcing 2^63 - 1 bytes (1009 before anything is buffered)
+    /ping-flood?n=N    N pings, then a text "done"; the client answers every one
+    /never-close       one text "hi", then reads forever and never answers a close frame
+
+Usage: websocket_server.py --port PORT [--tls-port P --cert CHAIN --key KEY] [--hostile-port P] [--pid-file PATH]
 """
 import argparse
 import asyncio
+import base64
+import hashlib
 import os
+import ssl
+import struct
 import urllib.parse
 
 from websockets.asyncio.server import serve
@@ -66,18 +82,95 @@ async def handler(connection):
         await connection.send(message)
 
 
+def frame(opcode, payload, fin=True, rsv=0, mask=None):
+    """A frame as a server writes it (unmasked unless `mask` is given)."""
+    first = (0x80 if fin else 0) | (rsv << 4) | opcode
+    length = len(payload)
+    mask_bit = 0x80 if mask else 0
+    if length < 126:
+        head = struct.pack("!BB", first, mask_bit | length)
+    elif length < 65536:
+        head = struct.pack("!BBH", first, mask_bit | 126, length)
+    else:
+        head = struct.pack("!BBQ", first, mask_bit | 127, length)
+    if mask:
+        payload = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+        return head + mask + payload
+    return head + payload
+
+
+async def hostile(reader, writer):
+    """The raw server: reads the handshake, answers 101, then misbehaves as the path says."""
+    try:
+        request = await reader.readuntil(b"\r\n\r\n")
+        lines = request.decode("latin-1").split("\r\n")
+        target = lines[0].split(" ")[1]
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        key = headers.get("sec-websocket-key", "")
+        accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+        writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Accept: {accept}\r\n\r\n").encode())
+        parts = urllib.parse.urlsplit(target)
+        query = urllib.parse.parse_qs(parts.query)
+        path = parts.path
+        if path == "/masked":
+            writer.write(frame(0x1, b"hello", mask=b"\x01\x02\x03\x04"))
+        elif path == "/bad-utf8":
+            writer.write(frame(0x1, b"ok \xce\xba\xff bad"))
+        elif path == "/reserved-bit":
+            writer.write(frame(0x1, b"hello", rsv=2))
+        elif path == "/fragmented-ping":
+            writer.write(frame(0x9, b"p", fin=False))
+        elif path == "/huge-length":
+            writer.write(struct.pack("!BBQ", 0x82, 127, (1 << 63) - 1))
+        elif path == "/endless-fragments":
+            writer.write(frame(0x1, b"a" * 65536, fin=False))
+            chunk = frame(0x0, b"a" * 65536, fin=False)
+            while True:
+                writer.write(chunk)
+                await writer.drain()
+        elif path == "/ping-flood":
+            count = int(query.get("n", ["1000"])[0])
+            for index in range(count):
+                writer.write(frame(0x9, str(index).encode()))
+            writer.write(frame(0x1, b"done"))
+        elif path == "/never-close":
+            writer.write(frame(0x1, b"hi"))
+        await writer.drain()
+        # Read (and drop) what the client sends until it goes away; never answer its close.
+        while await reader.read(65536):
+            pass
+    except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, IndexError):
+        pass
+    finally:
+        writer.close()
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tls-port", type=int)
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--hostile-port", type=int)
     parser.add_argument("--pid-file")
     arguments = parser.parse_args()
     if arguments.pid_file:
         with open(arguments.pid_file, "w") as handle:
             handle.write(str(os.getpid()))
-    async with serve(handler, "127.0.0.1", arguments.port, select_subprotocol=select_subprotocol,
-                     process_request=process_request, process_response=process_response,
-                     max_size=64 << 20, ping_interval=None):
-        await asyncio.get_running_loop().create_future()
+    options = dict(select_subprotocol=select_subprotocol, process_request=process_request,
+                   process_response=process_response, max_size=64 << 20, ping_interval=None)
+    servers = [await serve(handler, "127.0.0.1", arguments.port, **options)]
+    if arguments.tls_port:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(arguments.cert, arguments.key)
+        servers.append(await serve(handler, "127.0.0.1", arguments.tls_port, ssl=context, **options))
+    if arguments.hostile_port:
+        servers.append(await asyncio.start_server(hostile, "127.0.0.1", arguments.hostile_port))
+    await asyncio.get_running_loop().create_future()
 
 
 if __name__ == "__main__":
