@@ -97,7 +97,9 @@ let package = Package(
                 path: "Modules/Reachability/Sources"),
 
         // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O; the engine integration comes later)
-        .target(name: "AFWebSocket", dependencies: ["AFCore"], path: "Modules/AFNetworking/WebSocket"),
+        .target(name: "AFWebSocket", dependencies: [
+            "AFCore", .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], path: "Modules/AFNetworking/WebSocket"),
 
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),

@@ -4,6 +4,7 @@
 import AFNetworking
 import AFTestHarness
 import Foundation
+import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -156,6 +157,21 @@ struct WebSocketTests {
         }
         #expect(pong == nil)
         task.cancel()
+    }
+
+    @Test func theLeanSessionOpensOneFromAnHTTPRequest() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var request = HTTPRequest(method: .get, scheme: "ws", authority: "127.0.0.1:\(server.port)", path: "/cookie")
+        request.headerFields[.cookie] = "from=http-types"
+        let task = try manager.session.webSocket(for: request)
+        #expect(try await task.receive() == .string("from=http-types"))
+        let second = manager.session.webSocket(for: URLRequest(url: server.url("/echo")))
+        try await second.send(.data(Data([1, 2, 3])))
+        #expect(try await second.receive() == .data(Data([1, 2, 3])))
+        task.cancel()
+        second.cancel()
     }
 
     @Test func aSOCKS5ProxyCarriesTheConnection() async throws {
