@@ -8,6 +8,7 @@ import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 @Suite("WebSockets against the websockets library's server")
@@ -92,9 +93,11 @@ struct WebSocketTests {
         let task = manager.webSocketTask(with: server.url("/count?n=300&size=4096"))
         task.maximumBufferedBytes = 16 << 10
         task.resume()
-        // Nothing is read for a while: the task keeps at most about 16 KiB (plus one read's messages) and
-        // stops reading the socket.
-        try await Task.sleep(for: .milliseconds(300))
+        // Nothing is read: the server's 1.2 MB cannot all be kept, so the task stops reading the socket
+        // (waited for, at most 20 s: the connection opens whenever this machine gets to it), having kept
+        // at most about 16 KiB plus one read's messages.
+        for _ in 0..<2_000 where !task.isReadingPaused { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
         let buffered = task.bufferedByteCount
         #expect(buffered <= (16 << 10) + (256 << 10), "\(buffered) bytes buffered")
         #expect(task.isReadingPaused)
@@ -172,6 +175,24 @@ struct WebSocketTests {
         #expect(try await second.receive() == .data(Data([1, 2, 3])))
         task.cancel()
         second.cancel()
+    }
+
+    @Test func theObserverSeesTheHandshakeAsOneAttemptWithTheConnectionsBytes() async throws {
+        let server = try await WebSocketServer.shared()
+        let recorder = AttemptRecorder()
+        let manager = URLSessionManager(sessionConfiguration: .ephemeral, plugins: SessionPlugins(observer: recorder))
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        try await task.send(.data(Data(count: 1_000)))
+        #expect(try await task.receive() == .data(Data(count: 1_000)))
+        task.cancel()
+        for try await _ in task.messages {}
+        let ends = try await recorder.waitForEnds(1)
+        #expect(recorder.starts.withLock { $0 } == ["GET http://127.0.0.1:\(server.port)/echo"])
+        #expect(ends[0].statusCode == 101 && ends[0].error == nil)
+        // The handshake's bytes and the frames: at least the 1,000-byte message each way.
+        #expect(ends[0].bytesSent > 1_000 && ends[0].bytesReceived > 1_000)
     }
 
     @Test func aSOCKS5ProxyCarriesTheConnection() async throws {
@@ -316,5 +337,44 @@ struct WebSocketHostileTests {
         #expect(task.closeCode == 1006)
         #expect(ContinuousClock.now - started >= .milliseconds(300))
         #expect(task.taskState == .completed)
+    }
+}
+
+/// A request observer that records each attempt's start and end.
+final class AttemptRecorder: RequestObserver, Sendable {
+    struct End: Sendable {
+        let statusCode: Int?
+        let error: String?
+        let bytesSent: Int64
+        let bytesReceived: Int64
+    }
+
+    let starts = Mutex<[String]>([])
+    let ends = Mutex<[End]>([])
+
+    func attemptWillStart(_ attempt: ObservedAttempt) -> (any AttemptObservation)? {
+        let request = attempt.request
+        starts.withLock { $0.append("\(request?.method ?? "?") \(request?.url.absoluteString ?? "?")") }
+        return Observation(recorder: self)
+    }
+
+    /// The ends recorded once there are `count` (waiting up to 5 s).
+    func waitForEnds(_ count: Int) async throws -> [End] {
+        for _ in 0..<500 {
+            let ends = ends.withLock { $0 }
+            if ends.count >= count { return ends }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return ends.withLock { $0 }
+    }
+
+    struct Observation: AttemptObservation {
+        let recorder: AttemptRecorder
+        func attemptDidEnd(_ end: ObservedAttemptEnd) {
+            recorder.ends.withLock {
+                $0.append(End(statusCode: end.statusCode, error: end.error.map { String(describing: $0) },
+                              bytesSent: end.bytesSent, bytesReceived: end.bytesReceived))
+            }
+        }
     }
 }

@@ -40,7 +40,7 @@ extension URLSessionManager {
     }
 
     /// `request` as observers see it (nil without a URL).
-    private static func observed(_ request: URLRequest) -> ObservedRequest? {
+    static func observed(_ request: URLRequest) -> ObservedRequest? {
         guard let url = request.url else { return nil }
         let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         return ObservedRequest(method: request.httpMethod?.uppercased() ?? "GET", url: url, headerFields: fields)

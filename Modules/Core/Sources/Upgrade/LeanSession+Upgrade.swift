@@ -12,10 +12,13 @@ extension LeanSession {
     ///
     /// A session that was invalidated opens nothing: the handler hears `URLError(.cancelled)` at once.
     package func openUpgrade(_ connection: UpgradedConnection) {
+        if let observer = manager.settings.plugins.observer {
+            connection.beginObservation(by: observer, taskIdentifier: manager.nextIdentifier())
+        }
         guard let engine = manager.currentEngine, engine.openUpgrade(connection) else {
-            connection.handler.upgradeDidFail(connection, error: URLError(.cancelled, userInfo: [
-                NSURLErrorFailingURLErrorKey: connection.request.url as Any,
-            ]), response: nil)
+            let error = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: connection.request.url as Any])
+            connection.endObservation(error: error)
+            connection.handler.upgradeDidFail(connection, error: error, response: nil)
             return
         }
     }

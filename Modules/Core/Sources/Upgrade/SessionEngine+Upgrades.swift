@@ -156,6 +156,7 @@ extension SessionEngine {
             if code == CURLE_AGAIN { return nil }
             guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
             connection.engineState.writeOffset += sent
+            connection.engineState.bytesSent += Int64(sent)
         }
         if connection.engineState.phase == .open {
             connection.engineState.writing.removeAll(keepingCapacity: true)
@@ -177,6 +178,7 @@ extension SessionEngine {
             guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
             if received == 0 { return .some(nil) }
             budget -= received
+            connection.engineState.bytesReceived += Int64(received)
             if connection.engineState.phase == .handshake {
                 connection.engineState.head += buffer[0..<received]
                 if let ended = readHandshake(connection) { return ended }
@@ -206,6 +208,7 @@ extension SessionEngine {
         }
         guard case .head(let status, let fields, let leftover) = result else { return nil }
         connection.engineState.head = []
+        connection.engineState.statusCode = status
         let response = UpgradeHandshake.response(url: url, status: status, fields: fields)
         let cookies = fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
         if !cookies.isEmpty, connection.request.httpShouldHandleCookies, let jar = settings.cookies.jar,
@@ -234,6 +237,7 @@ extension SessionEngine {
             failUpgrade(connection, error ?? CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url),
                         response: nil)
         } else {
+            connection.endObservation(error: error)
             connection.handler.upgradeDidClose(connection, error: error)
         }
     }
@@ -257,6 +261,7 @@ extension SessionEngine {
     func failUpgrade(_ connection: UpgradedConnection, _ error: any Error, response: HTTPURLResponse?) {
         connection.engineState.phase = .closed
         connection.shared.withLock { $0.closeRequested = true }
+        connection.endObservation(error: error)
         connection.handler.upgradeDidFail(connection, error: error, response: response)
     }
 

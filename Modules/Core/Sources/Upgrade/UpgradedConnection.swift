@@ -36,10 +36,13 @@ package protocol UpgradeConnectionHandler: AnyObject, Sendable {
 /// and wake the engine); the handler is called on the engine thread.
 package final class UpgradedConnection: @unchecked Sendable {
     // @unchecked Sendable: `shared` is lock-guarded; `engineState` is touched only on the engine thread
-    // (asserted by the engine's confinement where it is used); the rest is immutable.
+    // (asserted by the engine's confinement where it is used); `request` and `observation` are set on the
+    // opening thread before the connection reaches the engine (the engine's inbox lock orders them
+    // before its reads), then only the engine thread touches `observation`; the rest is immutable.
 
-    /// The request sent (an http or https URL), with the fields the handler's protocol needs.
-    package let request: URLRequest
+    /// The request sent (an http or https URL), with the fields the handler's protocol needs (and those
+    /// the session's observer adds when it is opened).
+    package private(set) var request: URLRequest
     package let handler: any UpgradeConnectionHandler
     /// The most bytes the engine keeps queued to send; ``send(_:)`` refuses more.
     package let maximumQueuedBytes: Int
@@ -66,6 +69,34 @@ package final class UpgradedConnection: @unchecked Sendable {
         var writing: [UInt8] = []
         var writeOffset = 0
         var requestHead: [UInt8] = []
+        /// What went over the connection, for the observer (the handshake's bytes included).
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+        /// The status of the handshake's response, once read.
+        var statusCode: Int?
+    }
+
+    /// The session observer's watch over this connection, begun when it is opened (the caller's side),
+    /// ended by the engine when it fails or closes: one attempt, the handshake's request, with the bytes
+    /// of the whole connection.
+    var observation: (any AttemptObservation)?
+
+    /// Begins the observation (before the engine sees the connection) and adds the observer's fields.
+    func beginObservation(by observer: any RequestObserver, taskIdentifier: Int) {
+        let request = self.request
+        let attempt = ObservedAttempt(taskIdentifier: taskIdentifier, context: nil,
+                                      request: { URLSessionManager.observed(request) })
+        guard let observation = observer.attemptWillStart(attempt) else { return }
+        for (name, value) in observation.addedHeaderFields { self.request.setValue(value, forHTTPHeaderField: name) }
+        self.observation = observation
+    }
+
+    /// Ends the observation (engine thread, once).
+    func endObservation(error: (any Error)?) {
+        guard let observation else { return }
+        self.observation = nil
+        observation.attemptDidEnd(ObservedAttemptEnd(statusCode: engineState.statusCode, error: error,
+                                                     bytesSent: engineState.bytesSent, bytesReceived: engineState.bytesReceived))
     }
 
     package init(request: URLRequest, handler: any UpgradeConnectionHandler, maximumQueuedBytes: Int = 16 << 20) {
