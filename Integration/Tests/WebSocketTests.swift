@@ -195,6 +195,23 @@ struct WebSocketTests {
         #expect(ends[0].bytesSent > 1_000 && ends[0].bytesReceived > 1_000)
     }
 
+    @Test func anHTTPProxyCarriesTheConnectionThroughATunnel() async throws {
+        let servers = try await IntegrationServers.shared()
+        let server = try await WebSocketServer.shared()
+        let manager = manager { configuration in
+            configuration.connectionProxyDictionary = [
+                "HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": servers.proxies.httpPort,
+                "kCFProxyUsernameKey": ProxyServers.username, "kCFProxyPasswordKey": ProxyServers.password,
+            ]
+        }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        try await task.send(.string("through a CONNECT tunnel"))
+        #expect(try await task.receive() == .string("through a CONNECT tunnel"))
+        task.cancel()
+    }
+
     @Test func aSOCKS5ProxyCarriesTheConnection() async throws {
         let servers = try await IntegrationServers.shared()
         let server = try await WebSocketServer.shared()
