@@ -195,38 +195,33 @@ struct WebSocketTests {
         #expect(ends[0].bytesSent > 1_000 && ends[0].bytesReceived > 1_000)
     }
 
-    @Test func anHTTPProxyCarriesTheConnectionThroughATunnel() async throws {
-        let servers = try await IntegrationServers.shared()
+    /// Echoes one message through a session whose configuration names `proxies` (with the harness's
+    /// proxy credentials).
+    private func echo(through proxies: [AnyHashable: Any], _ text: String) async throws {
         let server = try await WebSocketServer.shared()
         let manager = manager { configuration in
-            configuration.connectionProxyDictionary = [
-                "HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": servers.proxies.httpPort,
+            configuration.connectionProxyDictionary = proxies.merging([
                 "kCFProxyUsernameKey": ProxyServers.username, "kCFProxyPasswordKey": ProxyServers.password,
-            ]
+            ]) { $1 }
         }
         defer { manager.invalidateSession(cancelingTasks: true) }
         let task = manager.webSocketTask(with: server.url("/echo"))
         task.resume()
-        try await task.send(.string("through a CONNECT tunnel"))
-        #expect(try await task.receive() == .string("through a CONNECT tunnel"))
+        try await task.send(.string(text))
+        #expect(try await task.receive() == .string(text))
         task.cancel()
+    }
+
+    @Test func anHTTPProxyCarriesTheConnectionThroughATunnel() async throws {
+        let servers = try await IntegrationServers.shared()
+        try await echo(through: ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": servers.proxies.httpPort],
+                       "through a CONNECT tunnel")
     }
 
     @Test func aSOCKS5ProxyCarriesTheConnection() async throws {
         let servers = try await IntegrationServers.shared()
-        let server = try await WebSocketServer.shared()
-        let manager = manager { configuration in
-            configuration.connectionProxyDictionary = [
-                "SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": servers.proxies.socksPort,
-                "kCFProxyUsernameKey": ProxyServers.username, "kCFProxyPasswordKey": ProxyServers.password,
-            ]
-        }
-        defer { manager.invalidateSession(cancelingTasks: true) }
-        let task = manager.webSocketTask(with: server.url("/echo"))
-        task.resume()
-        try await task.send(.string("through socks"))
-        #expect(try await task.receive() == .string("through socks"))
-        task.cancel()
+        try await echo(through: ["SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": servers.proxies.socksPort],
+                       "through socks")
     }
 }
 
