@@ -21,6 +21,8 @@ public struct IntegrationServers: Sendable {
     public let nginx: NginxServer
     /// The fault server, reachable directly as well as through nginx.
     public let faultServer: FaultServer
+    /// The Python `websockets` library's server (ws, wss and a hostile raw server), also under nginx's /ws/.
+    public let webSockets: WebSocketServer
     /// tinyproxy (HTTP and CONNECT) and microsocks (SOCKS5), both requiring credentials.
     public let proxies: ProxyServers
     /// The CA, intermediate and leaf certificates with their keys.
@@ -89,11 +91,13 @@ public struct IntegrationServers: Sendable {
             async let httpbin = HTTPBinServer.start(locations: locations)
             async let proxies = ProxyServers.start(locations: locations)
             let faultServer = try await FaultServer.start(locations: locations)
+            let webSockets = try await WebSocketServer.start(locations: locations, certificates: try await certificates)
             let nginx = try await NginxServer.start(
-                locations: locations, faultPort: faultServer.port,
+                locations: locations, faultPort: faultServer.port, webSocketPort: webSockets.port,
                 certificates: try await certificates, files: try await files)
             let servers = IntegrationServers(
-                httpbin: try await httpbin, nginx: nginx, faultServer: faultServer, proxies: try await proxies,
+                httpbin: try await httpbin, nginx: nginx, faultServer: faultServer, webSockets: webSockets,
+                proxies: try await proxies,
                 certificates: try await certificates, files: try await files,
                 runDirectory: locations.runDirectory, startupDuration: ContinuousClock.now - began,
                 logsDirectory: locations.logsDirectory)

@@ -54,7 +54,7 @@ public struct NginxServer: Sendable {
     /// Renders the configuration into the run folder, starts nginx under a guard and waits until the
     /// plain port answers `/health` with 200 and every HTTPS port accepts connections.
     static func start(
-        locations: HarnessLocations, faultPort: Int, certificates: TestCertificates, files: ServedFiles
+        locations: HarnessLocations, faultPort: Int, webSocketPort: Int, certificates: TestCertificates, files: ServedFiles
     ) async throws(HarnessError) -> NginxServer {
         let nginx = "/usr/sbin/nginx"
         try locations.requireExecutable(nginx, name: "nginx", hint: "Install nginx-light (Scripts/bootstrap).")
@@ -81,7 +81,8 @@ public struct NginxServer: Sendable {
             do {
                 try renderConfiguration(locations: locations, httpPort: httpPort, httpsPorts: httpsPorts,
                                         singleVersionPorts: singleVersionPorts, mutualTLSPort: mutualTLSPort,
-                                        faultPort: faultPort, certificates: certificates, files: files)
+                                        faultPort: faultPort, webSocketPort: webSocketPort,
+                                        certificates: certificates, files: files)
                 process = try GuardedProcess.launch(
                     server: .nginx, executable: nginx,
                     arguments: ["-p", run.path, "-c", run.appendingPathComponent("nginx.conf").path,
@@ -107,7 +108,7 @@ public struct NginxServer: Sendable {
     /// Writes `nginx.conf` and `nginx-site.conf` into the run folder from the templates.
     private static func renderConfiguration(
         locations: HarnessLocations, httpPort: Int, httpsPorts: [TLSScenario: Int],
-        singleVersionPorts: [TLSSingleVersion: Int], mutualTLSPort: Int, faultPort: Int,
+        singleVersionPorts: [TLSSingleVersion: Int], mutualTLSPort: Int, faultPort: Int, webSocketPort: Int,
         certificates: TestCertificates, files: ServedFiles
     ) throws(HarnessError) {
         // As root, nginx would run its workers as `nobody`, who cannot read the run folder; keep this user.
@@ -120,6 +121,7 @@ public struct NginxServer: Sendable {
             "HTTP_PORT": String(httpPort),
             "MUTUAL_TLS_PORT": String(mutualTLSPort),
             "FAULT_PORT": String(faultPort),
+            "WEBSOCKET_PORT": String(webSocketPort),
             "USER_DIRECTIVE": userDirective,
         ]
         for (scenario, port) in httpsPorts {

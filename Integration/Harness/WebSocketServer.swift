@@ -21,17 +21,9 @@ public struct WebSocketServer: Sendable {
     /// `ws://127.0.0.1:<hostilePort><path>`.
     public func hostileURL(_ path: String) -> URL { loopbackURL(scheme: "ws", port: hostilePort, path: path) }
 
-    /// The server of this test process, started on first use (stopped with the harness's other servers
-    /// when the process ends).
+    /// The server the harness started with the others (``IntegrationServers/webSockets``).
     public static func shared() async throws -> WebSocketServer {
-        try await SharedStart.server.value
-    }
-
-    private enum SharedStart {
-        static let server = Task { () throws -> WebSocketServer in
-            let servers = try await IntegrationServers.shared()
-            return try await WebSocketServer.start(locations: HarnessLocations.current(), certificates: servers.certificates)
-        }
+        try await IntegrationServers.shared().webSockets
     }
 
     static func start(locations: HarnessLocations, certificates: TestCertificates) async throws(HarnessError) -> WebSocketServer {

@@ -253,6 +253,22 @@ struct WebSocketTLSTests {
         task.cancel()
     }
 
+    @Test func nginxPassesTheUpgradeOnOverTLS() async throws {
+        let servers = try await IntegrationServers.shared()
+        var policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try certificate(servers.certificates.rootCA)])
+        policy.trustStore = try TrustStore(contentsOf: servers.certificates.rootCA.der)
+        let manager = try manager(policy)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        var components = URLComponents(url: servers.nginx.httpsURL("/ws/echo", scenario: .valid), resolvingAgainstBaseURL: false)!
+        components.scheme = "wss"
+        let task = manager.webSocketTask(with: components.url!)
+        task.resume()
+        try await task.send(.data(Data(count: 70_000)))
+        #expect(try await task.receive() == .data(Data(count: 70_000)))
+        #expect(task.response?.value(forHTTPHeaderField: "Server")?.hasPrefix("nginx") == true)
+        task.cancel()
+    }
+
     @Test func anotherPinRefusesTheHandshakeWith1202() async throws {
         let servers = try await IntegrationServers.shared()
         let server = try await WebSocketServer.shared()
