@@ -245,10 +245,11 @@ package final class LoopbackServer: Sendable {
             _ = send(client, head(200, Self.eventStreamHeaders) + Data(stream.utf8))
             return false
         case "events-gated":
-            // One event, then (once the test opened the gate named in the path, or after 10 s) another.
+            // One event, then (once the test opened the gate named in the path, or after 30 s: a loaded machine
+            // may take seconds to deliver the first) another.
             let gate = segments.dropFirst().first ?? ""
             guard send(client, head(200, Self.eventStreamHeaders) + Data("data: first\n\n".utf8)) else { return false }
-            let opened = gates.wait(for: gate, seconds: 10)
+            let opened = gates.wait(for: gate, seconds: 30)
             gates.record(gate, openedInTime: opened)
             _ = send(client, Data("data: second\n\n".utf8))
             return false
@@ -303,12 +304,12 @@ package final class LoopbackServer: Sendable {
             return reply(client, headers: [("Content-Type", "text/plain")], body: body)
         case "bearer":
             // /bearer/<token>[/<gate>]: 200 for `Authorization: Bearer <token>`, else 401 (with a gate, once
-            // the test opened it, or after 10 s).
+            // the test opened it, or after 30 s).
             let token = segments.count > 1 ? segments[1] : ""
             if request.headers["authorization"] == "Bearer \(token)" {
                 return reply(client, headers: [("Content-Type", "text/plain")], body: Data("welcome".utf8))
             }
-            if segments.count > 2 { gates.record(segments[2], openedInTime: gates.wait(for: segments[2], seconds: 10)) }
+            if segments.count > 2 { gates.record(segments[2], openedInTime: gates.wait(for: segments[2], seconds: 30)) }
             return reply(client, status: 401, headers: [("WWW-Authenticate", "Bearer")])
         case "auth":
             if request.headers["authorization"] == "Basic dXNlcjpwYXNzd2Q=" {
