@@ -45,6 +45,22 @@ struct WebSocketTests {
         await #expect(throws: WebSocketTaskError.closed(code: 1000, reason: "done")) { try await task.send(.string("late")) }
     }
 
+    @Test func keepAlivePingsAnsweredKeepTheConnectionOpen() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.pingInterval = .milliseconds(50)
+        task.resume()
+        try await task.send(.string("first"))
+        #expect(try await task.receive() == .string("first"))
+        try await Task.sleep(for: .milliseconds(500))
+        try await task.send(.string("after pings"))
+        #expect(try await task.receive() == .string("after pings"))
+        #expect(task.error == nil)
+        task.cancel()
+    }
+
     @Test func theServerPicksAnOfferedSubprotocol() async throws {
         let server = try await WebSocketServer.shared()
         let manager = manager()
@@ -351,6 +367,18 @@ struct WebSocketHostileTests {
         defer { manager.invalidateSession(cancelingTasks: true) }
         #expect(try await task.receive() == .string("done"))
         task.cancel()
+    }
+
+    @Test func keepAlivePingsEndAConnectionWhosePeerNeverAnswers() async throws {
+        let (task, manager) = try await open("/never-close") { $0.pingInterval = .milliseconds(100) }
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        #expect(try await task.receive() == .string("hi"))
+        let (_, error) = await drain(task)
+        guard case .transport(let urlError) = error as? WebSocketTaskError else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .timedOut)
     }
 
     @Test func aServerThatNeverAnswersTheCloseIsLeftAfterTheCloseTimeout() async throws {

@@ -17,6 +17,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
             }
             inner.isOpen = true
             inner.negotiatedProtocol = response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol")
+            startKeepAlive(&inner, connection)
             if !inner.pendingBytes.isEmpty {
                 connection.send(inner.pendingBytes)
                 inner.pendingBytes = []
@@ -80,8 +81,10 @@ extension WebSocketTask: UpgradeConnectionHandler {
                 resumes += deliver(.data(data), &inner, connection)
             case .deliver(.ping):
                 break  // answered by the protocol's pong, in these actions
-            case .deliver(.pong):
-                if !inner.pongHandlers.isEmpty {
+            case .deliver(.pong(let payload)):
+                if inner.awaitsKeepAlivePong && payload == Data("keep-alive".utf8) {
+                    inner.awaitsKeepAlivePong = false
+                } else if !inner.pongHandlers.isEmpty {
                     let handler = inner.pongHandlers.removeFirst()
                     resumes.append { handler(nil) }
                 }

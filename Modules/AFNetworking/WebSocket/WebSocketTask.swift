@@ -46,6 +46,10 @@ public final class WebSocketTask: @unchecked Sendable {
         var maximumBufferedBytes = 4 << 20
         var maximumQueuedBytes = 16 << 20
         var closeTimeout = Duration.seconds(5)
+        var pingInterval: Duration?
+        var keepAlive: Task<Void, Never>?
+        /// A keep-alive ping went out and its pong has not come back.
+        var awaitsKeepAlivePong = false
         var machine: WebSocketProtocol?
         var connection: UpgradedConnection?
         var isOpen = false
@@ -102,6 +106,14 @@ public final class WebSocketTask: @unchecked Sendable {
     public var closeTimeout: Duration {
         get { state.withLock { $0.closeTimeout } }
         set { state.withLock { $0.closeTimeout = newValue } }
+    }
+
+    /// How often a ping goes out while the connection is open (nil, the default: never). A pong that has
+    /// not come back by the next ping ends the connection with `URLError(.timedOut)`
+    /// (``WebSocketTaskError/transport(_:)``). Read when the connection opens.
+    public var pingInterval: Duration? {
+        get { state.withLock { $0.pingInterval } }
+        set { state.withLock { $0.pingInterval = newValue.map { max($0, .milliseconds(10)) } } }
     }
 
     // MARK: State
@@ -328,6 +340,10 @@ public final class WebSocketTask: @unchecked Sendable {
             else { resumes.append { waiter.continuation.resume(throwing: final) } }
         }
         for pong in pongs { resumes.append { pong(final) } }
+        if let keepAlive = inner.keepAlive {
+            inner.keepAlive = nil
+            resumes.append { keepAlive.cancel() }
+        }
         return resumes
     }
 

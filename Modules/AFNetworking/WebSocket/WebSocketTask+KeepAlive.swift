@@ -1,0 +1,44 @@
+import AFCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Keep-alive pings (``WebSocketTask/pingInterval``): one every interval while open; a pong missing by
+/// the next one ends the connection.
+extension WebSocketTask {
+    /// Starts the pings (under the lock, when the connection opens).
+    func startKeepAlive(_ inner: inout Inner, _ connection: UpgradedConnection) {
+        guard let interval = inner.pingInterval else { return }
+        inner.keepAlive = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, let self else { return }
+                if !self.sendKeepAlivePing(connection) { return }
+            }
+        }
+    }
+
+    /// Sends one ping, or ends the connection when the last one's pong never came. False: stop.
+    private func sendKeepAlivePing(_ connection: UpgradedConnection) -> Bool {
+        let (bytes, overdue): ([UInt8]?, Bool) = state.withLock { inner in
+            guard inner.ending == nil, inner.isOpen, let machine = inner.machine else { return (nil, false) }
+            if inner.awaitsKeepAlivePong { return (nil, true) }
+            guard let bytes = try? machine.sendPing(Data("keep-alive".utf8)) else { return (nil, false) }
+            inner.awaitsKeepAlivePong = true
+            return (bytes, false)
+        }
+        if overdue {
+            let resumes = state.withLock { inner in
+                end(&inner, .transport(URLError(.timedOut, userInfo: [
+                    NSLocalizedDescriptionKey: "No pong came back within the ping interval.",
+                ])))
+            }
+            connection.close()
+            for resume in resumes { resume() }
+            return false
+        }
+        guard let bytes else { return false }
+        return connection.send(bytes)
+    }
+}
