@@ -96,8 +96,12 @@ let package = Package(
         .target(name: "AFReachability", dependencies: ["AFProtocols", "CNetlinkShim"],
                 path: "Modules/Reachability/Sources"),
 
-        // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O; the engine integration comes later)
-        .target(name: "AFWebSocket", dependencies: ["AFCore"], path: "Modules/AFNetworking/WebSocket"),
+        // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O), the task on the engine, permessage-deflate on zlib
+        .systemLibrary(name: "CZlib", path: "Modules/AFNetworking/WebSocket/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        // CZlib's folder sits beside the Swift sources it serves, so the Swift target leaves it out.
+        .target(name: "AFWebSocket", dependencies: ["AFCore", "CZlib"], path: "Modules/AFNetworking/WebSocket",
+                exclude: ["CZlib"]),
 
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),
