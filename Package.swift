@@ -96,10 +96,13 @@ let package = Package(
         .target(name: "AFReachability", dependencies: ["AFProtocols", "CNetlinkShim"],
                 path: "Modules/Reachability/Sources"),
 
-        // MARK: WebSocket: the RFC 6455 protocol core (sans-I/O; the engine integration comes later)
+        // MARK: WebSockets: the RFC 6455 core (sans-I/O), the task on AFCore's engine, permessage-deflate on zlib
+        .systemLibrary(name: "CZlib", path: "Modules/AFNetworking/WebSocket/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        // CZlib's folder sits beside the Swift sources it serves, so the Swift target leaves it out.
         .target(name: "AFWebSocket", dependencies: [
-            "AFCore", .product(name: "HTTPTypes", package: "swift-http-types"),
-        ], path: "Modules/AFNetworking/WebSocket"),
+            "AFCore", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], path: "Modules/AFNetworking/WebSocket", exclude: ["CZlib"]),
 
         // MARK: Activity indicator
         .target(name: "AFActivityIndicator", dependencies: ["AFProtocols"], path: "Modules/ActivityIndicator"),

@@ -4,9 +4,10 @@ import Foundation
 /// RFC 6455 §5.7's masking key.
 let testKey = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
 
-/// A protocol whose frames are masked with ``testKey``.
-func makeProtocol(maximumMessageSize: Int = 1 << 20) -> WebSocketProtocol {
-    WebSocketProtocol(configuration: .init(maximumMessageSize: maximumMessageSize, maskingKeySource: .fixed(testKey)))
+/// A protocol whose frames are masked with ``testKey``, with permessage-deflate when `compression` is set.
+func makeProtocol(maximumMessageSize: Int = 1 << 20, compression: PerMessageDeflate.Parameters? = nil) -> WebSocketProtocol {
+    WebSocketProtocol(configuration: .init(maximumMessageSize: maximumMessageSize, maskingKeySource: .fixed(testKey),
+                                           compression: compression))
 }
 
 /// A frame as a server sends it: unmasked, the shortest length form unless `lengthForm` forces 126 or 127.

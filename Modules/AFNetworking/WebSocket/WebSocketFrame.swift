@@ -5,7 +5,8 @@ import Foundation
 public struct WebSocketFrame: Sendable, Hashable {
     /// Whether this is the final fragment of its message (always true for control frames).
     public var fin: Bool
-    /// The reserved bits, meaningful only to a negotiated extension (none is supported yet).
+    /// The first reserved bit, meaningful only to a negotiated extension: permessage-deflate (RFC 7692)
+    /// sets it on a compressed message's first frame.
     public var rsv1: Bool
     /// The second reserved bit.
     public var rsv2: Bool

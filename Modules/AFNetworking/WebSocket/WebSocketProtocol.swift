@@ -12,7 +12,16 @@ import Foundation
 /// has not started, delivers ``Event/closed(code:reason:)`` with that code, records it in ``failure``
 /// and ends the protocol (``State/closed``): the transport should then be closed.
 ///
-/// Threading: a value; use it from one task at a time (the connection's).
+/// With ``Configuration/compression`` set (permessage-deflate, RFC 7692), a data message whose first
+/// frame has RSV1 is decompressed as it arrives, bounded by ``Configuration/maximumMessageSize`` after
+/// decompression (1009 as soon as it passes) and its text checked as UTF-8 once decompressed (1007);
+/// invalid compressed data fails with 1007; RSV1 on a control frame or a continuation with 1002. Every
+/// text and binary message sent is compressed, in one frame with RSV1.
+///
+/// Threading: a value; use it from one task at a time (the connection's). With compression, the zlib
+/// streams are shared by copies (they are the connection's, which carries its context from message to
+/// message): copies must stay on that one task too, and every frame a `send` method returns must be
+/// written, in order (the server's decompressor expects each message the compressor saw).
 public struct WebSocketProtocol: Sendable {
     /// Limits and sources.
     public struct Configuration: Sendable {
@@ -20,11 +29,17 @@ public struct WebSocketProtocol: Sendable {
         public var maximumMessageSize: Int
         /// Where frames' masking keys come from (default ``WebSocketMaskingKeySource/systemRandom``).
         public var maskingKeySource: WebSocketMaskingKeySource
+        /// permessage-deflate's parameters as the handshake negotiated them
+        /// (``PerMessageDeflate/negotiate(responseHeaderValue:)``); nil (the default) when off, and RSV1
+        /// is then refused (1002).
+        public var compression: PerMessageDeflate.Parameters?
 
         /// A configuration with the defaults above.
-        public init(maximumMessageSize: Int = 1 << 20, maskingKeySource: WebSocketMaskingKeySource = .systemRandom) {
+        public init(maximumMessageSize: Int = 1 << 20, maskingKeySource: WebSocketMaskingKeySource = .systemRandom,
+                    compression: PerMessageDeflate.Parameters? = nil) {
             self.maximumMessageSize = maximumMessageSize
             self.maskingKeySource = maskingKeySource
+            self.compression = compression
         }
     }
 
@@ -81,13 +96,25 @@ public struct WebSocketProtocol: Sendable {
     private var messageOpcode: WebSocketOpcode?
     private var messageBytes: [UInt8] = []
     private var messageUTF8 = UTF8Validator()
+    /// Whether the message being reassembled is compressed (RSV1 on its first frame).
+    private var messageIsCompressed = false
+    /// The message's payload bytes as they came (compressed or not), bounded like the message.
+    private var messageWireByteCount = 0
+    private let compressor: PerMessageDeflateCompressor?
+    private let decompressor: PerMessageDeflateDecompressor?
+
+    /// The capacity of the buffer the message is reassembled (and decompressed) in, for tests of the bound.
+    var messageBufferCapacity: Int { messageBytes.capacity }
 
     /// A protocol in the open state (the opening handshake done) with `configuration`.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        // Control frames (125 bytes at most) pass whatever the message limit.
-        parser = WebSocketFrameParser(configuration: .init(maximumFrameSize: max(configuration.maximumMessageSize, 125)))
+        // Control frames (125 bytes at most) pass whatever the message limit; RSV1 is permessage-deflate's.
+        parser = WebSocketFrameParser(configuration: .init(maximumFrameSize: max(configuration.maximumMessageSize, 125),
+                                                           allowedReservedBits: configuration.compression == nil ? [] : .rsv1))
         encoder = WebSocketFrameEncoder(maskingKeySource: configuration.maskingKeySource)
+        compressor = configuration.compression.map(PerMessageDeflateCompressor.init(parameters:))
+        decompressor = configuration.compression.map(PerMessageDeflateDecompressor.init(parameters:))
     }
 
     // MARK: Receiving
@@ -128,7 +155,13 @@ public struct WebSocketProtocol: Sendable {
             guard let frame = currentFrame else { return }
             if frame.opcode.isControl {
                 controlPayload.append(contentsOf: chunk)
+            } else if messageIsCompressed, let decompressor {
+                messageWireByteCount += chunk.count
+                let start = messageBytes.count
+                try decompressor.decompress(chunk, appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
+                try validateText(from: start)
             } else {
+                messageWireByteCount += chunk.count
                 if messageOpcode == .text, !messageUTF8.consume(chunk) { throw .invalidUTF8 }
                 messageBytes.append(contentsOf: chunk)
             }
@@ -138,6 +171,11 @@ public struct WebSocketProtocol: Sendable {
             if frame.opcode.isControl {
                 try finishControlFrame(frame.opcode, into: &actions)
             } else if frame.fin {
+                if messageIsCompressed, let decompressor {
+                    let start = messageBytes.count
+                    try decompressor.finishMessage(appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
+                    try validateText(from: start)
+                }
                 try finishMessage(into: &actions)
             }
         }
@@ -145,22 +183,35 @@ public struct WebSocketProtocol: Sendable {
 
     private mutating func begin(_ head: WebSocketFrameHead) throws(WebSocketProtocolError) {
         currentFrame = head
+        // The parser let RSV1 through only with permessage-deflate, which allows it on a data message's
+        // first frame alone (RFC 7692 §6.1).
+        let compressed = head.reservedBits.contains(.rsv1)
         switch head.opcode {
         case .close, .ping, .pong:
+            if compressed { throw .reservedBitsSet(.rsv1) }
             controlPayload.removeAll(keepingCapacity: true)
         case .continuation:
+            if compressed { throw .reservedBitsSet(.rsv1) }
             guard messageOpcode != nil else { throw .unexpectedContinuation }
-            // Subtracted, not added: no overflow whatever the lengths.
-            guard head.payloadLength <= configuration.maximumMessageSize - messageBytes.count else {
+            // Subtracted, not added: no overflow whatever the lengths. Compressed bytes count too, so a
+            // message that inflates to little cannot stream without end.
+            guard head.payloadLength <= configuration.maximumMessageSize - messageWireByteCount else {
                 throw .messageTooLarge(limit: configuration.maximumMessageSize)
             }
         case .text, .binary:
             guard messageOpcode == nil else { throw .expectedContinuation }
             messageOpcode = head.opcode
+            messageIsCompressed = compressed
+            messageWireByteCount = 0
             messageBytes.removeAll(keepingCapacity: false)
             messageBytes.reserveCapacity(head.payloadLength)
             messageUTF8 = UTF8Validator()
         }
+    }
+
+    /// Checks the decompressed bytes from `start` on as UTF-8 when the message is text.
+    private mutating func validateText(from start: Int) throws(WebSocketProtocolError) {
+        if messageOpcode == .text, !messageUTF8.consume(messageBytes[start...]) { throw .invalidUTF8 }
     }
 
     private mutating func finishMessage(into actions: inout [Action]) throws(WebSocketProtocolError) {
@@ -242,14 +293,16 @@ public struct WebSocketProtocol: Sendable {
 
     // MARK: Sending
 
-    /// The frame of a text message.
-    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``.
+    /// The frame of a text message (compressed, with RSV1, when ``Configuration/compression`` is set).
+    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``;
+    ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
     public func send(text: String) throws(WebSocketSendError) -> [UInt8] {
         try sendData(WebSocketFrame(opcode: .text, payload: Data(text.utf8)))
     }
 
-    /// The frame of a binary message.
-    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``.
+    /// The frame of a binary message (compressed, with RSV1, when ``Configuration/compression`` is set).
+    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``;
+    ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
     public func send(binary: Data) throws(WebSocketSendError) -> [UInt8] {
         try sendData(WebSocketFrame(opcode: .binary, payload: binary))
     }
@@ -283,6 +336,8 @@ public struct WebSocketProtocol: Sendable {
 
     private func sendData(_ frame: WebSocketFrame) throws(WebSocketSendError) -> [UInt8] {
         guard state == .open else { throw .notOpen(state) }
-        return encoder.encode(frame)
+        guard let compressor else { return encoder.encode(frame) }
+        let compressed = try compressor.compress(Array(frame.payload))
+        return encoder.encode(WebSocketFrame(opcode: frame.opcode, payload: Data(compressed), rsv1: true))
     }
 }

@@ -6,4 +6,7 @@ public enum WebSocketSendError: Error, Sendable, Hashable {
     case controlPayloadTooLong(Int)
     /// A close code that may not be sent (§7.4; see ``WebSocketProtocol/isValidCloseCode(_:)``).
     case invalidCloseCode(UInt16)
+    /// zlib could not compress the message (its return code, e.g. Z_MEM_ERROR when out of memory): the
+    /// compression context is lost, so the connection should be closed (1011).
+    case compressionFailed(Int32)
 }
