@@ -125,10 +125,30 @@ public struct WebSocketProtocol: Sendable {
     public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
         guard state == .open || state == .closingSent else { return [] }
         parser.append(bytes)
+        return process(maximumMessages: .max)
+    }
+
+    /// Takes bytes read from the connection without reading them yet: ``process(maximumMessages:)``
+    /// reads them, a few messages at a time, for a reader whose buffer must stay bounded (a few
+    /// compressed bytes may inflate to a whole message each).
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        guard state == .open || state == .closingSent else { return }
+        parser.append(bytes)
+    }
+
+    /// Reads what ``append(_:)`` took until `maximumMessages` data messages are delivered (or the bytes
+    /// run out) and returns what they call for; the rest waits for the next call.
+    public mutating func process(maximumMessages: Int) -> [Action] {
         var actions: [Action] = []
+        var delivered = 0
         do {
-            while state == .open || state == .closingSent, let part = try parser.nextPart() {
+            while delivered < maximumMessages, state == .open || state == .closingSent, let part = try parser.nextPart() {
+                let before = actions.count
                 try handle(part, into: &actions)
+                for action in actions[before...] {
+                    if case .deliver(.text) = action { delivered += 1 }
+                    if case .deliver(.binary) = action { delivered += 1 }
+                }
             }
         } catch {
             fail(error, into: &actions)

@@ -15,6 +15,25 @@ extension WebSocketTask: UpgradeConnectionHandler {
                 resumes = end(&inner, .handshakeFailed(reason))
                 return reason
             }
+            let chosen = response.value(forHTTPHeaderField: "Sec-WebSocket-Extensions")
+            var compression: PerMessageDeflate.Parameters?
+            if inner.offersCompression {
+                do throws(PerMessageDeflate.NegotiationError) {
+                    compression = try PerMessageDeflate.negotiate(responseHeaderValue: chosen)
+                } catch {
+                    resumes = end(&inner, .handshakeFailed(error.reason))
+                    return error.reason
+                }
+            } else if let chosen, !chosen.isEmpty {
+                let reason = "The server chose an extension that was not offered (\(chosen))."
+                resumes = end(&inner, .handshakeFailed(reason))
+                return reason
+            }
+            inner.compression = compression
+            // The machine that reads the server's frames knows what was negotiated (frames made before
+            // the handshake completed are uncompressed, which stays valid).
+            inner.machine = WebSocketProtocol(configuration: .init(maximumMessageSize: inner.maximumMessageSize,
+                                                                   compression: compression))
             inner.isOpen = true
             inner.negotiatedProtocol = response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol")
             startKeepAlive(&inner, connection)
@@ -48,25 +67,36 @@ extension WebSocketTask: UpgradeConnectionHandler {
 
     package func upgradeDidClose(_ connection: UpgradedConnection, error: (any Error)?) {
         let resumes = state.withLock { inner -> [@Sendable () -> Void] in
-            var resumes: [@Sendable () -> Void] = []
-            if inner.ending == nil, var machine = inner.machine {
-                // The transport ended without a close frame: 1006 (or the transport's error).
-                let actions = machine.receiveEndOfStream()
-                inner.machine = machine
-                resumes += apply(actions, &inner, connection)
-                if let urlError = error as? URLError { inner.ending = .transport(urlError) }
-            }
-            return resumes + end(&inner, inner.ending ?? .closed(code: 1006, reason: ""))
+            inner.transportEnded = .some(error)
+            // Messages still waiting in the protocol come out first (as the buffer has room).
+            return processPending(&inner, connection)
         }
         for resume in resumes { resume() }
     }
 
-    /// Bytes from the server through the protocol.
+    /// Bytes from the server: into the protocol, then read out a message at a time while the buffer has
+    /// room (a few compressed bytes may each inflate to a whole message, so what was read is not read out
+    /// at once).
     private func take(_ bytes: some Sequence<UInt8>, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
-        guard var machine = inner.machine else { return [] }
-        let actions = machine.receive(bytes)
-        inner.machine = machine
-        return apply(actions, &inner, connection)
+        inner.machine?.append(bytes)
+        return processPending(&inner, connection)
+    }
+
+    /// Reads messages out of the protocol until the buffer is full or nothing complete is left; then,
+    /// if the transport has ended, settles the ending (1006 when no close frame came).
+    func processPending(_ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+        var resumes: [@Sendable () -> Void] = []
+        while !inner.readingPaused && inner.ending == nil {
+            // Changed in place: a copy of the protocol would copy the bytes it holds.
+            let actions = inner.machine?.process(maximumMessages: 1) ?? []
+            if actions.isEmpty { break }
+            resumes += apply(actions, &inner, connection)
+        }
+        guard let ended = inner.transportEnded, inner.ending == nil, !inner.readingPaused else { return resumes }
+        // The transport's error, when there is one, is the ending; the protocol still reports its 1006.
+        if let urlError = ended as? URLError { inner.ending = .transport(urlError) }
+        if let actions = inner.machine?.receiveEndOfStream() { resumes += apply(actions, &inner, connection) }
+        return resumes + end(&inner, inner.ending ?? .closed(code: 1006, reason: ""))
     }
 
     private func apply(_ actions: [WebSocketProtocol.Action], _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
@@ -125,9 +155,6 @@ extension WebSocketTask: UpgradeConnectionHandler {
         guard connectionTokens.contains("upgrade") else { return "The response's Connection field has no \"upgrade\"." }
         guard response.value(forHTTPHeaderField: "Sec-WebSocket-Accept") == WebSocketHandshake.acceptValue(forKey: key) else {
             return "The response's Sec-WebSocket-Accept does not match the key sent."
-        }
-        if let extensions = response.value(forHTTPHeaderField: "Sec-WebSocket-Extensions"), !extensions.isEmpty {
-            return "The server chose an extension that was not offered (\(extensions))."
         }
         if let chosen = response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"), !protocols.contains(chosen) {
             return "The server chose a subprotocol that was not offered (\(chosen))."

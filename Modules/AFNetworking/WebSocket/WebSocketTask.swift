@@ -46,6 +46,8 @@ public final class WebSocketTask: @unchecked Sendable {
         var maximumBufferedBytes = 4 << 20
         var maximumQueuedBytes = 16 << 20
         var closeTimeout = Duration.seconds(5)
+        var offersCompression = true
+        var compression: PerMessageDeflate.Parameters?
         var pingInterval: Duration?
         var keepAlive: Task<Void, Never>?
         /// A keep-alive ping went out and its pong has not come back.
@@ -60,6 +62,9 @@ public final class WebSocketTask: @unchecked Sendable {
         var bufferedHead = 0
         var bufferedBytes = 0
         var readingPaused = false
+        /// The transport ended (with this error, nil for an orderly end) while messages read from it may
+        /// still wait in the protocol for room in the buffer: the ending is settled once they are out.
+        var transportEnded: (any Error)??
         var waiters: [Waiter] = []
         var nextWaiterID: UInt64 = 0
         var pongHandlers: [@Sendable ((any Error)?) -> Void] = []
@@ -108,6 +113,17 @@ public final class WebSocketTask: @unchecked Sendable {
         set { state.withLock { $0.closeTimeout = newValue } }
     }
 
+    /// Whether the handshake offers permessage-deflate (RFC 7692: `permessage-deflate;
+    /// client_max_window_bits`). Default true; the server decides, and ``compression`` says what it chose.
+    /// Read when the task is resumed.
+    public var offersCompression: Bool {
+        get { state.withLock { $0.offersCompression } }
+        set { state.withLock { $0.offersCompression = newValue } }
+    }
+
+    /// The compression the server accepted (nil: none).
+    public var compression: PerMessageDeflate.Parameters? { state.withLock { $0.compression } }
+
     /// How often a ping goes out while the connection is open (nil, the default: never). A pong that has
     /// not come back by the next ping ends the connection with `URLError(.timedOut)`
     /// (``WebSocketTaskError/transport(_:)``). Read when the connection opens.
@@ -144,8 +160,8 @@ public final class WebSocketTask: @unchecked Sendable {
             inner.state = .running
             inner.key = WebSocketHandshake.makeClientKey()
             inner.machine = WebSocketProtocol(configuration: .init(maximumMessageSize: inner.maximumMessageSize))
-            let connection = UpgradedConnection(request: handshakeRequest(key: inner.key), handler: self,
-                                                maximumQueuedBytes: inner.maximumQueuedBytes)
+            let connection = UpgradedConnection(request: handshakeRequest(key: inner.key, offersCompression: inner.offersCompression),
+                                                handler: self, maximumQueuedBytes: inner.maximumQueuedBytes)
             inner.connection = connection
             return connection
         }
@@ -187,7 +203,7 @@ public final class WebSocketTask: @unchecked Sendable {
     /// Queues `message` to be sent (frames made now, written in order).
     /// - Throws: ``WebSocketTaskError``: the connection's ending once it ended, ``WebSocketTaskError/sendQueueFull(_:)``.
     public func send(_ message: Message) async throws {
-        try enqueue { machine throws(WebSocketSendError) in
+        try enqueue(bound: message.byteCount) { machine throws(WebSocketSendError) in
             switch message {
             case .string(let text): try machine.send(text: text)
             case .data(let data): try machine.send(binary: data)
@@ -211,21 +227,31 @@ public final class WebSocketTask: @unchecked Sendable {
     /// or with the connection's ending if it ends first.
     public func sendPing(pongReceiveHandler: @escaping @Sendable ((any Error)?) -> Void) {
         do {
-            try enqueue { machine throws(WebSocketSendError) in try machine.sendPing() }
+            try enqueue(bound: 0) { machine throws(WebSocketSendError) in try machine.sendPing() }
             state.withLock { $0.pongHandlers.append(pongReceiveHandler) }
         } catch {
             pongReceiveHandler(error)
         }
     }
 
-    private func enqueue(_ frame: (WebSocketProtocol) throws(WebSocketSendError) -> [UInt8]) throws(WebSocketTaskError) {
+    /// Makes a frame and queues it. `bound`: the message's bytes, so that the room for its frame (at most
+    /// the message, the frame head and deflate's few bytes of overhead) is checked before it is made: with
+    /// context takeover a compressor moves on with every message it makes, so a frame made must be sent.
+    private func enqueue(bound: Int, _ frame: (WebSocketProtocol) throws(WebSocketSendError) -> [UInt8]) throws(WebSocketTaskError) {
+        let frameBound = bound + bound / 1_000 + 64
         try state.withLock { inner throws(WebSocketTaskError) in
             if let ending = inner.ending { throw ending }
             guard let machine = inner.machine else { throw .notConnected }
+            if inner.isOpen, let connection = inner.connection,
+               connection.queuedByteCount + frameBound > inner.maximumQueuedBytes {
+                throw .sendQueueFull(connection.queuedByteCount + frameBound)
+            }
             let bytes: [UInt8]
             do throws(WebSocketSendError) { bytes = try frame(machine) } catch { throw .invalidMessage(error) }
             if inner.isOpen, let connection = inner.connection {
-                guard connection.send(bytes) else { throw .sendQueueFull(connection.queuedByteCount + bytes.count) }
+                // Every send and every pong is queued under this lock, and the engine only drains the
+                // queue, so the room checked above is still there unless the connection is closing.
+                guard connection.send(bytes) else { throw .notConnected }
                 return
             }
             // Before the handshake completes: written once it does.
@@ -264,20 +290,20 @@ public final class WebSocketTask: @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message?, any Error>) in
-                let (ready, resumeReading): (Result<Message?, any Error>?, UpgradedConnection?) = state.withLock { inner in
-                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
+                let (ready, resumes): (Result<Message?, any Error>?, [@Sendable () -> Void]) = state.withLock { inner in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
                     if let message = takeBuffered(&inner) {
-                        return (.success(message), reopenReadingIfDrained(&inner))
+                        return (.success(message), resumeReadingIfDrained(&inner))
                     }
                     if let ending = inner.ending {
-                        if case .closed = ending { return (.success(nil), nil) }
-                        return (.failure(ending), nil)
+                        if case .closed = ending { return (.success(nil), []) }
+                        return (.failure(ending), [])
                     }
                     inner.waiters.append(Waiter(id: id, continuation: continuation))
-                    return (nil, nil)
+                    return (nil, [])
                 }
-                resumeReading?.setReading(true)
                 if let ready { continuation.resume(with: ready) }
+                for resume in resumes { resume() }
             }
         } onCancel: {
             let waiter = state.withLock { inner -> Waiter? in
@@ -318,10 +344,15 @@ public final class WebSocketTask: @unchecked Sendable {
         return message
     }
 
-    private func reopenReadingIfDrained(_ inner: inout Inner) -> UpgradedConnection? {
-        guard inner.readingPaused, inner.bufferedBytes <= inner.maximumBufferedBytes / 2 else { return nil }
+    /// Once the app has taken the buffer down to half: reads what waits in the protocol, then (if that
+    /// leaves room) the socket again.
+    private func resumeReadingIfDrained(_ inner: inout Inner) -> [@Sendable () -> Void] {
+        guard inner.readingPaused, inner.bufferedBytes <= inner.maximumBufferedBytes / 2,
+              let connection = inner.connection else { return [] }
         inner.readingPaused = false
-        return inner.connection
+        var resumes = processPending(&inner, connection)
+        if !inner.readingPaused && inner.transportEnded == nil { resumes.append { connection.setReading(true) } }
+        return resumes
     }
 
     /// Records the ending and returns the resumptions of everyone waiting.
@@ -348,7 +379,7 @@ public final class WebSocketTask: @unchecked Sendable {
     }
 
     /// The handshake request: the URL as http(s), the upgrade's fields.
-    private func handshakeRequest(key: String) -> URLRequest {
+    private func handshakeRequest(key: String, offersCompression: Bool) -> URLRequest {
         var request = originalRequest
         if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
             switch components.scheme?.lowercased() {
@@ -364,6 +395,7 @@ public final class WebSocketTask: @unchecked Sendable {
         request.setValue(key, forHTTPHeaderField: "Sec-WebSocket-Key")
         request.setValue("13", forHTTPHeaderField: "Sec-WebSocket-Version")
         if !protocols.isEmpty { request.setValue(protocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol") }
+        if offersCompression { request.setValue(PerMessageDeflate.offer, forHTTPHeaderField: "Sec-WebSocket-Extensions") }
         return request
     }
 }
