@@ -548,6 +548,25 @@ import Testing
         }
     }
 
+    @Test func wsGoesThroughTheEnvironmentsProxy() async throws {
+        let servers = try await IntegrationServers.shared()
+        let echo = try await WebSocketServer.shared().url("/echo").absoluteString
+        func throughSOCKS(password: String) async throws -> CommandResult {
+            let proxy = "socks5h://\(ProxyServers.username):\(password)@127.0.0.1:\(servers.proxies.socksPort)"
+            return try await ExternalCommand.run(Self.executable, ["ws", echo], input: Data("via socks\n".utf8),
+                                                 environment: ["all_proxy": proxy, "no_proxy": "", "NO_PROXY": ""],
+                                                 timeout: .seconds(60))
+        }
+        let carried = try await throughSOCKS(password: ProxyServers.password)
+        #expect(carried.exitCode == 0)
+        #expect(text(carried.stdout) == "via socks\n")
+        // The proxy is really in the way: with a wrong password it refuses, a transport failure.
+        let refused = try await throughSOCKS(password: "wrong")
+        #expect(refused.exitCode == 4)
+        #expect(refused.stdout.isEmpty)
+        #expect(text(refused.stderr).hasPrefix("af: "))
+    }
+
     @Test func wsRefusedHandshakeAndUnreachableServer() async throws {
         let server = try await WebSocketServer.shared()
         let refused = try await af(["ws", server.url("/not-websocket").absoluteString], input: Data("hello\n".utf8))

@@ -13,7 +13,8 @@ struct WebSocketCommand: AsyncParsableCommand {
             message; with --json: checked to be JSON and sent as typed). Each message received is printed \
             on its own line as it arrives: text as is, binary as <binary N bytes> (as hex with --binary), \
             text with --json as compact JSON with sorted keys (text that is not JSON as is). \
-            When stdin ends, af closes with 1000, waits for the server's close (up to 5 s) and exits 0. \
+            When stdin ends, af sends a ping and waits for its pong (so that the answers to the last lines \
+            arrive first), closes with 1000, waits for the server's close (each wait up to 5 s) and exits 0. \
             When the server closes first: exit 0 for 1000 and 1001; for another code a line on stderr \
             naming it and its reason, and exit 3 (4 for 1006, a connection ended without a close frame). \
             A refused handshake exits 3 for a 4xx/5xx answer, 4 otherwise; a transport failure 4; \
