@@ -10,9 +10,9 @@ import Testing
     static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("af").path
 
-    func af(_ arguments: [String]) async throws -> CommandResult {
+    func af(_ arguments: [String], input: Data? = nil) async throws -> CommandResult {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build af first: swift build --build-tests")
-        return try await ExternalCommand.run(Self.executable, arguments, timeout: .seconds(60))
+        return try await ExternalCommand.run(Self.executable, arguments, input: input, timeout: .seconds(60))
     }
 
     func json(_ result: CommandResult) throws -> [String: Any] {
@@ -451,5 +451,137 @@ import Testing
         let result = try await ExternalCommand.run(Self.executable, ["reachability", "127.0.0.1", "--watch"], timeout: .seconds(2))
         #expect(result.timedOut)
         #expect(text(result.stdout) == "127.0.0.1: Reachable via WiFi [interface lo, loopback]\n")
+    }
+
+    // MARK: af ws, against the websockets library's server
+
+    /// Runs af with a standard input that stays open, without a line, until af exits (then it is closed):
+    /// for sessions the server ends, which the close af sends at the end of its input would race with.
+    func afWithOpenInput(_ arguments: [String]) async throws -> (exitCode: Int32, stdout: String, stderr: String) {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build af first: swift build --build-tests")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // A hung session must not hang the suite: terminated after 30 s (the status then says so).
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(30)) { if process.isRunning { process.terminate() } }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, Data, Data), Never>) in
+            Thread.detachNewThread {
+                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let stdout = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, stdout, stderr))
+            }
+        }
+        try input.fileHandleForWriting.close()
+        return (result.0, text(result.1), text(result.2))
+    }
+
+    @Test func wsEchoesEachLineOfStandardInputAndClosesAtItsEnd() async throws {
+        let server = try await WebSocketServer.shared()
+        let echo = server.url("/echo").absoluteString
+        let echoed = try await af(["ws", echo], input: Data("hello\nworld\n".utf8))
+        #expect(echoed.exitCode == 0)
+        #expect(text(echoed.stdout) == "hello\nworld\n")
+        #expect(echoed.stderr.isEmpty)
+
+        // --json: lines must be JSON (the others are not sent, and af exits 65); text received is
+        // printed as compact JSON with sorted keys.
+        let json = try await af(["ws", echo, "--json"], input: Data("{\"b\": 1, \"a\": [true, null]}\nnot json\n\"x\"\n".utf8))
+        #expect(json.exitCode == 65)
+        #expect(text(json.stdout) == "{\"a\":[true,null],\"b\":1}\n\"x\"\n")
+        #expect(text(json.stderr) == "af: line 2 is not valid JSON; not sent\n")
+
+        // A subprotocol offered with --protocol, headers and query items with the handshake.
+        let chat = try await af(["ws", server.url("/subprotocol").absoluteString, "--protocol", "chat.v1", "X-Demo:1", "q==2"],
+                                input: Data("hi\n".utf8))
+        #expect(chat.exitCode == 0)
+        #expect(text(chat.stdout) == "hi\n")
+    }
+
+    @Test func wsBinaryRoundTripsHex() async throws {
+        let server = try await WebSocketServer.shared()
+        let echo = server.url("/echo").absoluteString
+        // Upper case and blanks accepted; an empty line is an empty message; hex printed lower case.
+        let echoed = try await af(["ws", echo, "--binary"], input: Data("00ff10\nDE AD be ef\n\n0102\n".utf8))
+        #expect(echoed.exitCode == 0)
+        #expect(text(echoed.stdout) == "00ff10\ndeadbeef\n\n0102\n")
+        #expect(echoed.stderr.isEmpty)
+
+        let refused = try await af(["ws", echo, "--binary"], input: Data("abc\nzz\n0a\n".utf8))
+        #expect(refused.exitCode == 65)
+        #expect(text(refused.stdout) == "0a\n")
+        #expect(text(refused.stderr) == "af: line 1 is not hex (pairs of 0-9, a-f digits); not sent\n"
+            + "af: line 2 is not hex (pairs of 0-9, a-f digits); not sent\n")
+
+        // Binary messages the server sends (then closing with 1000): hex with --binary, summarized without.
+        let count = server.url("/count").absoluteString + "?n=2&size=3"
+        let hex = try await afWithOpenInput(["ws", count, "--binary"])
+        #expect(hex.exitCode == 0)
+        #expect(hex.stdout == "000102\n000102\n")
+        #expect(hex.stderr.isEmpty)
+        let summarized = try await afWithOpenInput(["ws", count])
+        #expect(summarized.exitCode == 0)
+        #expect(summarized.stdout == "<binary 3 bytes>\n<binary 3 bytes>\n")
+    }
+
+    @Test func wsServerCloseOtherThan1000Or1001ExitsNonZero() async throws {
+        let server = try await WebSocketServer.shared()
+        let closed = try await afWithOpenInput(["ws", server.url("/close").absoluteString + "?code=4000&reason=bye"])
+        #expect(closed.exitCode == 3)
+        #expect(closed.stdout.isEmpty)
+        #expect(closed.stderr == "af: the server closed the connection with 4000 (bye)\n")
+
+        let serverError = try await afWithOpenInput(["ws", server.url("/close").absoluteString + "?code=1011&reason=error"])
+        #expect(serverError.exitCode == 3)
+        #expect(serverError.stderr == "af: the server closed the connection with 1011 (error)\n")
+
+        // 1000 and 1001 are a normal end: nothing printed, exit 0.
+        for code in ["1000", "1001"] {
+            let normal = try await afWithOpenInput(["ws", server.url("/close").absoluteString + "?code=\(code)&reason=done"])
+            #expect(normal.exitCode == 0, "\(code)")
+            #expect(normal.stdout.isEmpty && normal.stderr.isEmpty, "\(code)")
+        }
+    }
+
+    @Test func wsGoesThroughTheEnvironmentsProxy() async throws {
+        let servers = try await IntegrationServers.shared()
+        let echo = try await WebSocketServer.shared().url("/echo").absoluteString
+        func throughSOCKS(password: String) async throws -> CommandResult {
+            let proxy = "socks5h://\(ProxyServers.username):\(password)@127.0.0.1:\(servers.proxies.socksPort)"
+            return try await ExternalCommand.run(Self.executable, ["ws", echo], input: Data("via socks\n".utf8),
+                                                 environment: ["all_proxy": proxy, "no_proxy": "", "NO_PROXY": ""],
+                                                 timeout: .seconds(60))
+        }
+        let carried = try await throughSOCKS(password: ProxyServers.password)
+        #expect(carried.exitCode == 0)
+        #expect(text(carried.stdout) == "via socks\n")
+        // The proxy is really in the way: with a wrong password it refuses, a transport failure.
+        let refused = try await throughSOCKS(password: "wrong")
+        #expect(refused.exitCode == 4)
+        #expect(refused.stdout.isEmpty)
+        #expect(text(refused.stderr).hasPrefix("af: "))
+    }
+
+    @Test func wsRefusedHandshakeAndUnreachableServer() async throws {
+        let server = try await WebSocketServer.shared()
+        let refused = try await af(["ws", server.url("/not-websocket").absoluteString], input: Data("hello\n".utf8))
+        #expect(refused.exitCode == 3)
+        #expect(refused.stdout.isEmpty)
+        #expect(text(refused.stderr) == "af: the WebSocket handshake failed: The server answered with status 403, not 101.\n")
+
+        let unreachable = try await af(["ws", "ws://127.0.0.1:9/"], input: Data("hello\n".utf8))
+        #expect(unreachable.exitCode == 4)
+        #expect(unreachable.stdout.isEmpty)
+        #expect(text(unreachable.stderr) == "af: Could not connect to the server. (NSURLErrorDomain -1004)\n")
+
+        // Usage errors: 64.
+        #expect(try await af(["ws", "ftp://127.0.0.1/"]).exitCode == 64)
+        #expect(try await af(["ws", server.url("/echo").absoluteString, "name=value"]).exitCode == 64)
+        #expect(try await af(["ws", server.url("/echo").absoluteString, "--json", "--binary"]).exitCode == 64)
     }
 }

@@ -5,7 +5,8 @@ import ArgumentParser
 ///
 /// Exit codes: 0 success; 1 an unexpected failure; 3 the server answered with a 4xx or 5xx status;
 /// 4 a transport failure (cannot connect, timed out, connection lost...); 5 TLS or pinning failure
-/// (the certificate was refused); 64 a usage error.
+/// (the certificate was refused); 64 a usage error. `af ws` adds: 3 also for a refused handshake (4xx/5xx)
+/// and a server's close code other than 1000/1001; 65 a line of standard input that was not valid input.
 @main
 struct AF: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,11 +15,13 @@ struct AF: AsyncParsableCommand {
         discussion: """
             Request items, after the URL: key==value (query), key=value (form or JSON field), key:=json \
             (raw JSON field), Header:value, field@path (multipart file).
-            Exit codes: 0 success, 1 unexpected failure, 3 HTTP 4xx/5xx, 4 transport failure, \
-            5 TLS/pinning failure, 64 usage.
+            Exit codes: 0 success, 1 unexpected failure, 3 HTTP 4xx/5xx (ws: also a close code other than \
+            1000/1001), 4 transport failure, 5 TLS/pinning failure, 64 usage, 65 (ws) a line of stdin \
+            that was not valid input.
             """,
         version: "0.1.0",
-        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Reachability.self, ImageCommand.self]
+        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Reachability.self, ImageCommand.self,
+                      WebSocketCommand.self]
     )
 }
 
