@@ -41,9 +41,11 @@ final class EchoDriver: @unchecked Sendable {
     var sent = 0
     var received = 0
     let done: EventLoopPromise<Void>
+    let payload: [UInt8]
 
-    init(socket: WebSocket, total: Int, window: Int) {
+    init(socket: WebSocket, total: Int, window: Int, payload: [UInt8]) {
         self.socket = socket
+        self.payload = payload
         self.total = total
         self.window = window
         done = socket.eventLoop.makePromise()
@@ -53,7 +55,7 @@ final class EchoDriver: @unchecked Sendable {
     func start() -> EventLoopFuture<Void> {
         socket.eventLoop.execute { [self] in
             socket.onBinary { [self] socket, buffer in
-                guard buffer.readableBytes == size else {
+                guard buffer.readableBytes == payload.count else {
                     done.fail(WrongMessage())
                     return
                 }
@@ -93,10 +95,10 @@ var messages = 0
 switch workload {
 case "rt":
     let socket = try connect("/echo").wait()
-    try EchoDriver(socket: socket, total: 100, window: 1).start().wait()
+    try EchoDriver(socket: socket, total: 100, window: 1, payload: payload).start().wait()
     cpuStart = cpuSeconds()
     start = .now
-    try EchoDriver(socket: socket, total: count, window: 1).start().wait()
+    try EchoDriver(socket: socket, total: count, window: 1, payload: payload).start().wait()
     messages = count
     let elapsed = ContinuousClock.now - start
     let cpu = cpuSeconds() - cpuStart
@@ -104,12 +106,13 @@ case "rt":
     print("RESULT \(messages) \(seconds(elapsed)) \(peakResidentBytes()) \(cpu)")
 case "stream":
     let counter = NIOLockedValueBox((received: 0, wrong: 0))
+    let expected = size
     cpuStart = cpuSeconds()
     start = .now
     let socket = try connect("/count?n=\(count)&size=\(size)") { socket in
         socket.onBinary { _, buffer in
             counter.withLockedValue {
-                if buffer.readableBytes == size { $0.received += 1 } else { $0.wrong += 1 }
+                if buffer.readableBytes == expected { $0.received += 1 } else { $0.wrong += 1 }
             }
         }
     }.wait()
@@ -124,10 +127,10 @@ case "stream":
     print("RESULT \(received) \(seconds(elapsed)) \(peakResidentBytes()) \(cpu)")
 case "fan":
     let opened = try EventLoopFuture.whenAllSucceed((0..<sockets).map { _ in connect("/echo") }, on: group.any()).wait()
-    try EventLoopFuture.andAllSucceed(opened.map { EchoDriver(socket: $0, total: 1, window: 1).start() }, on: group.any()).wait()
+    try EventLoopFuture.andAllSucceed(opened.map { EchoDriver(socket: $0, total: 1, window: 1, payload: payload).start() }, on: group.any()).wait()
     cpuStart = cpuSeconds()
     start = .now
-    try EventLoopFuture.andAllSucceed(opened.map { EchoDriver(socket: $0, total: count, window: window).start() },
+    try EventLoopFuture.andAllSucceed(opened.map { EchoDriver(socket: $0, total: count, window: window, payload: payload).start() },
                                       on: group.any()).wait()
     let elapsed = ContinuousClock.now - start
     let cpu = cpuSeconds() - cpuStart
