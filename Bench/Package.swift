@@ -17,7 +17,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "BenchSupport", path: "Support/BenchSupport"),
-        // libcurl for the bare Swift loop (Support/BenchLoops) and the C peer (Peers/curl-multi).
+        // libcurl for the bare Swift loop (Support/BenchLoops), the C peer (Peers/curl-multi) and WebSocket's check.
         .target(name: "BenchCurl", path: "Support/BenchCurl", linkerSettings: [.linkedLibrary("curl")]),
         // What the session-engine benchmarks share: the bare Swift loop on libcurl (the floor the engine is
         // measured against), the drivers that keep requests in flight, a disk URLCache filled fast.
@@ -27,7 +27,9 @@ let package = Package(
             name: name,
             dependencies: ["BenchSupport", .product(name: "AFNetworking", package: "AFNetworking")]
                 + (name.hasPrefix("SessionEngine")
-                    ? ["BenchCurl", "BenchLoops", .product(name: "HTTPTypes", package: "swift-http-types")] : []),
+                    ? ["BenchCurl", "BenchLoops", .product(name: "HTTPTypes", package: "swift-http-types")] : [])
+                // WebSocket asks libcurl (curl_version_info) whether corelibs' URLSessionWebSocketTask can run.
+                + (name == "WebSocket" ? ["BenchCurl"] : []),
             path: "Sources/\(name)"
         )
     },

@@ -5,6 +5,7 @@
 // - ahc-peer: AsyncHTTPClient on one URL (the session engine's peer).
 // - openapi-peer: a generated OpenAPI client on one of three transports: ours (AFOpenAPI),
 //   AsyncHTTPClientTransport and URLSessionTransport.
+// - websocketkit-peer: Vapor's websocket-kit client (on SwiftNIO) on the WebSocket benchmark's workloads.
 import PackageDescription
 
 let package = Package(
@@ -16,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/websocket-kit", from: "2.16.0"),
     ],
     targets: [
         .target(name: "PeerSupport"),
@@ -34,6 +36,9 @@ let package = Package(
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+        ]),
+        .executableTarget(name: "websocketkit-peer", dependencies: [
+            "PeerSupport", .product(name: "WebSocketKit", package: "websocket-kit"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -86,14 +86,14 @@ public func printTable(_ title: String, rows: [BenchRow], ratios: [RatioColumn])
     var summaryLines: [[String]] = []
     for row in rows {
         let ratioCells = ratios.map { column -> String in
-            let best = rows.filter { $0.workload == row.workload && column.baselines.contains($0.implementation) }
+            let best = rows.filter { $0.workload == row.workload && column.baselines.contains($0.implementation) && !$0.value.isNaN }
                 .map(\.value).max()
-            guard let best, best > 0 else { return "" }
+            guard let best, best > 0, !row.value.isNaN else { return "" }
             return String(format: "%.2fx", row.value / best)
         }
         let cpu = row.cpuMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? ""
         let rss = row.peakRSSBytes.map { String(format: "%.1f MiB", Double($0) / 1_048_576) } ?? ""
-        let value = String(format: "%.2f", row.value)
+        let value = row.value.isNaN ? "-" : String(format: "%.2f", row.value)  // NaN: nothing measured (the note says why)
         lines.append([row.workload, row.implementation, value, row.unit] + ratioCells + (showsCPU ? [cpu] : []) + [rss, row.note])
         let extra = zip(ratios.dropFirst(), ratioCells.dropFirst()).filter { !$0.1.isEmpty }.map { "\($0.1) \($0.0.header)" }
             + (cpu.isEmpty ? [] : ["\(cpu) CPU µs/req"]) + (row.note.isEmpty ? [] : [row.note])

@@ -1,0 +1,347 @@
+import AFNetworking
+import BenchCurl
+import BenchSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// WebSocket clients against the Python `websockets` library's server (Integration/servers/websocket_server.py,
+// from the venv Scripts/bootstrap makes) on a free loopback port, binary messages of 32 B, 1 KiB and 64 KiB:
+// 1. round trips/s: one socket on /echo, each message sent when the previous one came back (after 100
+//    untimed round trips);
+// 2. messages/s, one socket: the server's /count stream of N messages, counted until its close (the
+//    handshake inside the time);
+// 3. messages/s, 256 sockets: all opened (one untimed round trip each) before the clock starts, then
+//    echoes with 4 in flight on each.
+// Implementations, each in a child process of its own (its CPU and peak RSS are its own): ours (AFWebSocket's
+// WebSocketTask on the session engine, this binary as a child), Vapor's websocket-kit (websocketkit-peer,
+// Bench/Peers/PackagePeers, built by Scripts/bench; path in AF_WEBSOCKETKIT_PEER), and corelibs Foundation's
+// URLSessionWebSocketTask (this binary as a child) where the libcurl in use has WebSocket support
+// (curl_version_info lists "ws"; Debian 12's 7.88.1 does not, and that row then says so instead of a figure).
+// Ours and websocket-kit run WEBSOCKET_ROUNDS times (default 3), alternating which goes first; each row is
+// the median run. Ratios are to websocket-kit. The server is single-threaded Python: on 2 cores it is the
+// ceiling of every row, so a ratio near 1.00x means "as fast as the server lets any client be".
+
+/// Figures a worker prints: `RESULT <messages> <seconds> <peak-rss-bytes> <cpu-seconds>`.
+struct Run {
+    var rate: Double
+    var cpuMicroseconds: Double
+    var peakRSS: Int
+}
+
+// MARK: Workers (child processes of this binary)
+
+/// One socket, as the workloads use it: ours and corelibs' behind the same calls.
+protocol BenchSocket: Sendable {
+    func send(_ data: Data) async throws
+    /// The next message's size.
+    func receive() async throws -> Int
+    /// The messages until the server closes: their count, or throws if one has the wrong size.
+    func receiveUntilClosed(size: Int) async throws -> Int
+    func close()
+}
+
+struct WrongMessage: Error, CustomStringConvertible {
+    var description: String
+}
+
+struct OurSocket: BenchSocket {
+    let task: WebSocketTask
+
+    init(_ manager: URLSessionManager, _ url: URL) {
+        task = manager.webSocketTask(with: url)
+        task.resume()
+    }
+
+    func send(_ data: Data) async throws { try await task.send(.data(data)) }
+
+    func receive() async throws -> Int {
+        switch try await task.receive() {
+        case .data(let data): data.count
+        case .string(let text): text.utf8.count
+        }
+    }
+
+    func receiveUntilClosed(size: Int) async throws -> Int {
+        var count = 0
+        for try await message in task.messages {
+            guard case .data(let data) = message, data.count == size else { throw WrongMessage(description: "a wrong message") }
+            count += 1
+        }
+        return count
+    }
+
+    func close() { task.cancel(with: 1000, reason: nil) }
+}
+
+struct CorelibsSocket: BenchSocket {
+    let task: URLSessionWebSocketTask
+
+    init(_ session: URLSession, _ url: URL) {
+        task = session.webSocketTask(with: url)
+        task.resume()
+    }
+
+    func send(_ data: Data) async throws { try await task.send(.data(data)) }
+
+    func receive() async throws -> Int {
+        switch try await task.receive() {
+        case .data(let data): return data.count
+        case .string(let text): return text.utf8.count
+        @unknown default: throw WrongMessage(description: "an unknown message")
+        }
+    }
+
+    func receiveUntilClosed(size: Int) async throws -> Int {
+        var count = 0
+        while true {
+            let received: Int
+            do { received = try await receive() } catch {
+                if task.closeCode == .normalClosure || count > 0 { return count }  // the server's close ends it
+                throw error
+            }
+            guard received == size else { throw WrongMessage(description: "a message of \(received) bytes") }
+            count += 1
+        }
+    }
+
+    func close() { task.cancel(with: .normalClosure, reason: nil) }
+}
+
+/// `total` echoes of `payload` on `socket`, `window` in flight (sent as earlier ones come back).
+func echo(_ socket: some BenchSocket, payload: Data, total: Int, window: Int) async throws {
+    var sent = 0
+    while sent < min(window, total) {
+        try await socket.send(payload)
+        sent += 1
+    }
+    for _ in 0..<total {
+        let size = try await socket.receive()
+        guard size == payload.count else { throw WrongMessage(description: "an echo of \(size) bytes") }
+        if sent < total {
+            try await socket.send(payload)
+            sent += 1
+        }
+    }
+}
+
+/// Runs one workload (see the top) with `open` making sockets and prints its RESULT line.
+func work(_ workload: String, base: String, count: Int, size: Int, sockets: Int, window: Int,
+          open: @escaping @Sendable (URL) -> any BenchSocket) async throws {
+    let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+    var messages = 0
+    var cpuStart = 0.0
+    var start = ContinuousClock.now
+    var opened: [any BenchSocket] = []
+    switch workload {
+    case "rt":
+        let socket = open(URL(string: base + "/echo")!)
+        try await echo(socket, payload: payload, total: 100, window: 1)
+        cpuStart = cpuSeconds()
+        start = .now
+        try await echo(socket, payload: payload, total: count, window: 1)
+        messages = count
+        opened = [socket]
+    case "stream":
+        cpuStart = cpuSeconds()
+        start = .now
+        let socket = open(URL(string: base + "/count?n=\(count)&size=\(size)")!)
+        messages = try await socket.receiveUntilClosed(size: size)
+        guard messages == count else { throw WrongMessage(description: "\(messages) of \(count) messages") }
+    case "fan":
+        opened = (0..<sockets).map { _ in open(URL(string: base + "/echo")!) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for socket in opened { group.addTask { try await echo(socket, payload: payload, total: 1, window: 1) } }
+            try await group.waitForAll()
+        }
+        cpuStart = cpuSeconds()
+        start = .now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for socket in opened {
+                group.addTask { try await echo(socket, payload: payload, total: count, window: window) }
+            }
+            try await group.waitForAll()
+        }
+        messages = sockets * count
+    default:
+        throw WrongMessage(description: "unknown workload \(workload)")
+    }
+    let elapsed = ContinuousClock.now - start
+    let cpu = cpuSeconds() - cpuStart
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    for socket in opened { socket.close() }
+    print("RESULT \(messages) \(seconds) \(peakResidentBytes()) \(cpu)")
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 9, arguments[1] == "worker", let count = Int(arguments[5]), let size = Int(arguments[6]),
+   let sockets = Int(arguments[7]), let window = Int(arguments[8]) {
+    raiseOpenFileLimit()
+    do {
+        switch arguments[2] {
+        case "af":
+            // The default per-host limit (6) applies to upgraded connections too, and the 7th socket to one
+            // host fails at once (-1005) instead of waiting: the limit is raised to the sockets used.
+            let configuration = URLSessionConfiguration.default
+            configuration.httpMaximumConnectionsPerHost = max(6, sockets)
+            let manager = URLSessionManager(sessionConfiguration: configuration)
+            try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
+                OurSocket(manager, $0)
+            }
+        case "corelibs":
+            let session = URLSession(configuration: .ephemeral)
+            try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
+                CorelibsSocket(session, $0)
+            }
+        default:
+            throw WrongMessage(description: "unknown implementation \(arguments[2])")
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("WebSocket worker \(arguments[2]) \(arguments[3]): \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+// MARK: The benchmark
+
+raiseOpenFileLimit()
+let environment = ProcessInfo.processInfo.environment
+let root = URL(fileURLWithPath: environment["AF_REPO_ROOT"] ?? FileManager.default.currentDirectoryPath)
+let rounds = max(1, Int(environment["WEBSOCKET_ROUNDS"] ?? "") ?? 3)
+
+/// Whether the libcurl this process loaded (the one corelibs' FoundationNetworking uses) speaks ws, and its version.
+func libcurlWebSocketSupport() -> (supported: Bool, version: String) {
+    guard let info = curl_version_info(CURLVERSION_FIRST) else { return (false, "?") }
+    let version = info.pointee.version.map { String(cString: $0) } ?? "?"
+    var protocols: [String] = []
+    if var cursor = info.pointee.protocols {
+        while let name = cursor.pointee {
+            protocols.append(String(cString: name))
+            cursor += 1
+        }
+    }
+    return (protocols.contains("ws"), version)
+}
+
+// The server.
+let python = root.appendingPathComponent(".build/venv/bin/python").path
+guard FileManager.default.isExecutableFile(atPath: python) else {
+    print("WebSocket: no venv at \(python) (Scripts/bootstrap makes it); nothing measured")
+    exit(0)
+}
+let port = BenchNginx.freePort()
+let server = Process()
+server.executableURL = URL(fileURLWithPath: python)
+server.arguments = [root.appendingPathComponent("Integration/servers/websocket_server.py").path, "--port", "\(port)"]
+server.standardOutput = FileHandle.nullDevice
+server.standardError = FileHandle.nullDevice  // websockets logs every connection
+try server.run()
+defer { server.terminate(); server.waitUntilExit() }
+let health = URL(string: "http://127.0.0.1:\(port)/health")!
+let deadline = Date().addingTimeInterval(15)
+while (try? Data(contentsOf: health)) == nil {
+    guard Date() < deadline, server.isRunning else {
+        print("WebSocket: the websockets server did not start on port \(port); nothing measured")
+        server.terminate()
+        exit(1)
+    }
+    usleep(50_000)
+}
+let base = "ws://127.0.0.1:\(port)"
+
+/// Runs `executable` with `arguments` and parses its RESULT line (nil, with the reason printed, on failure).
+func runChild(_ executable: String, _ arguments: [String], label: String) -> Run? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output  // its errors go straight to this process's
+    guard (try? process.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+    guard process.terminationStatus == 0, fields.count == 5, fields[0] == "RESULT",
+          let messages = Double(fields[1]), let seconds = Double(fields[2]), let rss = Int(fields[3]),
+          let cpu = Double(fields[4]), seconds > 0 else {
+        print("  \(label) failed (status \(process.terminationStatus))")
+        return nil
+    }
+    return Run(rate: messages / seconds, cpuMicroseconds: cpu * 1e6 / messages, peakRSS: rss)
+}
+
+struct Workload {
+    var name: String
+    var kind: String
+    var count: Int
+    var size: Int
+    var sockets = 1
+    var window = 1
+    var unit: String
+}
+
+func sizeName(_ size: Int) -> String { size >= 1_024 ? "\(size / 1_024) KiB" : "\(size) B" }
+
+var workloads: [Workload] = []
+for (size, roundTrips, streamed, perSocket) in [(32, 5_000, 30_000, 100), (1_024, 5_000, 30_000, 100), (65_536, 1_500, 3_000, 10)] {
+    workloads.append(Workload(name: "round trips, 1 socket, \(sizeName(size))", kind: "rt", count: roundTrips, size: size,
+                              unit: "rt/s"))
+    workloads.append(Workload(name: "messages, 1 socket (/count), \(sizeName(size))", kind: "stream", count: streamed,
+                              size: size, unit: "msg/s"))
+    workloads.append(Workload(name: "messages, 256 sockets (echo, 4 in flight each), \(sizeName(size))", kind: "fan",
+                              count: perSocket, size: size, sockets: 256, window: 4, unit: "msg/s"))
+}
+
+let ourName = "ours, AFWebSocket's WebSocketTask"
+let kitName = "websocket-kit (SwiftNIO)"
+let corelibsName = "corelibs URLSessionWebSocketTask"
+let selfPath = CommandLine.arguments[0]
+let kitPeer = environment["AF_WEBSOCKETKIT_PEER"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+if kitPeer == nil { print("WebSocket: the websocketkit-peer is not built (AF_WEBSOCKETKIT_PEER); its rows are left out") }
+let curl = libcurlWebSocketSupport()
+
+var rows: [BenchRow] = []
+for workload in workloads {
+    let extra = ["\(workload.count)", "\(workload.size)", "\(workload.sockets)", "\(workload.window)"]
+    let ours = (ourName, selfPath, ["worker", "af", workload.kind, base] + extra)
+    var contenders = [ours]
+    if let kitPeer { contenders.append((kitName, kitPeer, [workload.kind, base] + extra)) }
+    var runs: [String: [Run]] = [:]
+    var paired: [Double] = []
+    for round in 0..<rounds {
+        var rates: [String: Double] = [:]
+        for (name, executable, arguments) in round % 2 == 0 ? contenders : contenders.reversed() {
+            guard let run = runChild(executable, arguments, label: "\(workload.name) | \(name)") else { continue }
+            runs[name, default: []].append(run)
+            rates[name] = run.rate
+            print("  \(workload.name) | \(name): \(Int(run.rate)) \(workload.unit)")
+            fflush(nil)
+        }
+        if let mine = rates[ourName], let theirs = rates[kitName] { paired.append(mine / theirs) }
+    }
+    for (name, _, _) in contenders {
+        guard let all = runs[name], !all.isEmpty else { continue }
+        let sorted = all.sorted { $0.rate < $1.rate }
+        let middle = sorted[(sorted.count - 1) / 2]
+        var note = all.count == 1 ? "" : "median of \(all.count), \(Int(sorted.first!.rate))-\(Int(sorted.last!.rate))"
+        if name == ourName, paired.count > 1 {
+            let ratios = paired.sorted()
+            note += String(format: "; x websocket-kit within a round: %.2f-%.2f", ratios.first!, ratios.last!)
+        }
+        rows.append(BenchRow(workload: workload.name, implementation: name, value: middle.rate, unit: workload.unit,
+                             peakRSSBytes: middle.peakRSS, cpuMicrosecondsPerRequest: middle.cpuMicroseconds, note: note))
+    }
+    if curl.supported {
+        if let run = runChild(selfPath, ["worker", "corelibs", workload.kind, base] + extra, label: "\(workload.name) | \(corelibsName)") {
+            rows.append(BenchRow(workload: workload.name, implementation: corelibsName, value: run.rate, unit: workload.unit,
+                                 peakRSSBytes: run.peakRSS, cpuMicrosecondsPerRequest: run.cpuMicroseconds,
+                                 note: "libcurl \(curl.version)"))
+        }
+    } else {
+        rows.append(BenchRow(workload: workload.name, implementation: corelibsName, value: .nan, unit: workload.unit,
+                             note: "not supported by this libcurl (\(curl.version): no ws among its protocols)"))
+    }
+}
+printTable("WebSocket: echo round trips and messages/s on loopback (binary messages; CPU is per message)", rows: rows,
+           ratios: [RatioColumn("x websocket-kit", baselines: [kitName])])
