@@ -48,10 +48,23 @@ public struct WebSocketFrameEncoder: Sendable {
         }
         let key = maskingKey.bytes
         bytes.append(contentsOf: key)
-        var index = 0
-        for byte in frame.payload {
-            bytes.append(byte ^ key[index & 3])
-            index &+= 1
+        let headLength = bytes.count
+        // The payload masked in place, a word at a time: a byte-by-byte walk of `Data` cost two thirds of
+        // a 64 KiB round trip.
+        bytes.append(contentsOf: frame.payload)
+        // The key twice, read as a word in the machine's own byte order, lines up with any 8 payload bytes.
+        let wideKey = (key + key).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        bytes.withUnsafeMutableBytes { buffer in
+            let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[headLength...])
+            let words = payload.count / 8
+            for index in 0..<words {
+                let value = payload.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                payload.storeBytes(of: value ^ wideKey, toByteOffset: index * 8, as: UInt64.self)
+            }
+            // The key's phase restarts every 4 bytes, and whole words keep it: the tail starts at phase 0.
+            for index in (words * 8)..<payload.count {
+                payload[index] ^= key[index & 3]
+            }
         }
         return bytes
     }

@@ -100,6 +100,26 @@ final class SessionEngine: @unchecked Sendable {
     /// Upgraded connections (a WebSocket's), by identity and by their easy handle, while open.
     var upgrades: [ObjectIdentifier: UpgradedConnection] = [:]
     var upgradesByHandle: [UnsafeMutableRawPointer: UpgradedConnection] = [:]
+    /// The multi handle upgraded connections connect on: their own, without the per-host connection
+    /// bound, so that open WebSockets neither hold back the session's requests to their host nor wait for
+    /// them (a connect-only connection stays in use until it closes). Made on first use.
+    private var upgradeMultiStorage: UnsafeMutableRawPointer?
+    var upgradeMulti: UnsafeMutableRawPointer {
+        if let upgradeMultiStorage { return upgradeMultiStorage }
+        guard let made = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        upgradeMultiStorage = made
+        return made
+    }
+    /// Upgraded connections libcurl is still connecting (the loop then drives `upgradeMulti` and polls often).
+    var connectingUpgrades = 0
+    /// Where upgraded connections' bytes are read into (engine thread; made on first use, freed with the engine).
+    private var upgradeReadStorage: UnsafeMutableRawBufferPointer?
+    var upgradeReadBuffer: UnsafeMutableRawBufferPointer {
+        if let upgradeReadStorage { return upgradeReadStorage }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        upgradeReadStorage = buffer
+        return buffer
+    }
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
@@ -144,6 +164,7 @@ final class SessionEngine: @unchecked Sendable {
         // An engine whose thread never started still holds its multi handle.
         if !inbox.withLock({ $0.threadStarted }) { curl_multi_cleanup(multi) }
         openSockets.deallocate()
+        upgradeReadStorage?.deallocate()
     }
 
     // MARK: Commands (any thread)
@@ -252,6 +273,7 @@ final class SessionEngine: @unchecked Sendable {
             clock.tick()
             curl_multi_perform(multi, &running)
             collectCompletions()
+            if connectingUpgrades > 0 { driveUpgradeConnections() }
             checkIdleTransfers()
             reportFinishedTransfers()
             streamHeads.release()
@@ -268,6 +290,9 @@ final class SessionEngine: @unchecked Sendable {
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
             if !transfersByTask.isEmpty { wait = min(wait, Int(Self.idleCheckInterval / 1_000_000)) }
             if !pendingJobs.isEmpty || sentToSelf { wait = 0 }
+            // Connecting upgrades' sockets are in their own multi handle, which this poll does not watch:
+            // look again soon (connecting lasts milliseconds).
+            if connectingUpgrades > 0 { wait = min(wait, 5) }
             sentToSelf = false
             var next = nextConnectivityDeadline
             for timer in throttleTimers where next.map({ timer.deadline < $0 }) ?? true { next = timer.deadline }
@@ -399,12 +424,8 @@ final class SessionEngine: @unchecked Sendable {
     private func collectCompletions() {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
-            if let connection = upgradesByHandle[handle] {
-                upgradeConnected(connection, code: message.pointee.data.result)
-                continue
-            }
-            guard let transfer = transfersByHandle[handle] else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let transfer = transfersByHandle[handle] else { continue }
             finish(transfer, code: message.pointee.data.result)
         }
     }
@@ -454,6 +475,7 @@ final class SessionEngine: @unchecked Sendable {
         pendingJobs.removeAll()
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
+        if let upgradeMultiStorage { curl_multi_cleanup(upgradeMultiStorage) }
         curl_multi_cleanup(multi)
         // The connections closed with the multi handle: the gauges say so (0 open, 0 waiting).
         reportGauges()

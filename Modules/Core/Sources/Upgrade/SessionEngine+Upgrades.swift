@@ -9,8 +9,8 @@ import AFProtocols
 /// Upgraded connections on the engine thread: opened with libcurl's connect-only mode (TCP, the
 /// proxy's tunnel, TLS with the session's pinning), then the upgrade request written and the response
 /// head read by the engine, then bytes moved both ways as the socket is ready, in the same poll as the
-/// transfers. A connection's handle stays in the multi handle until it closes: libcurl finds a
-/// connect-only connection through it.
+/// transfers. A connection's handle stays in its multi handle (``SessionEngine/upgradeMulti``, not the
+/// transfers') until it closes: libcurl finds a connect-only connection through it.
 extension SessionEngine {
     /// The most bytes read from one connection in one turn of the loop (so that one busy connection
     /// does not hold up the others and the transfers).
@@ -58,7 +58,20 @@ extension SessionEngine {
         connection.engineState.handle = handle
         upgradesByHandle[handle] = connection
         upgrades[ObjectIdentifier(connection)] = connection
-        curl_multi_add_handle(multi, handle)
+        curl_multi_add_handle(upgradeMulti, handle)
+        connectingUpgrades += 1
+    }
+
+    /// Runs libcurl's connecting of upgraded connections and takes the ones that finished.
+    func driveUpgradeConnections() {
+        var running: Int32 = 0
+        curl_multi_perform(upgradeMulti, &running)
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(upgradeMulti, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let connection = upgradesByHandle[handle] else { continue }
+            upgradeConnected(connection, code: message.pointee.data.result)
+        }
     }
 
     private func configureUpgradeHandle(_ handle: UnsafeMutableRawPointer, url: URL, isHTTPS: Bool, timeout: TimeInterval) {
@@ -90,7 +103,9 @@ extension SessionEngine {
 
     /// libcurl finished connecting `connection` (or failed to).
     func upgradeConnected(_ connection: UpgradedConnection, code: CURLcode) {
-        guard let handle = connection.engineState.handle else { return }
+        guard let handle = connection.engineState.handle, connection.engineState.phase == .connecting else { return }
+        connectingUpgrades -= 1
+        connection.engineState.phase = .handshake
         let url = connection.request.url
         guard code == CURLE_OK else {
             let error: URLError
@@ -169,23 +184,24 @@ extension SessionEngine {
     /// server's orderly close, `.some(error)` for a failure, nil to go on.
     private func readAvailable(_ connection: UpgradedConnection) -> (any Error)?? {
         guard let handle = connection.engineState.handle else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // One buffer for every read of the engine's connections (not zeroed per read).
+        let buffer = upgradeReadBuffer
         var budget = Self.upgradeReadBudget
         while budget > 0 {
             var received = 0
-            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(handle, $0.baseAddress, $0.count, &received) }
+            let code = curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received)
             if code == CURLE_AGAIN { return nil }
             guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
             if received == 0 { return .some(nil) }
             budget -= received
             connection.engineState.bytesReceived += Int64(received)
             if connection.engineState.phase == .handshake {
-                connection.engineState.head += buffer[0..<received]
+                connection.engineState.head += UnsafeRawBufferPointer(rebasing: buffer[0..<received])
                 if let ended = readHandshake(connection) { return ended }
                 // A refused handshake released the handle: nothing more may be read from it.
                 if connection.engineState.phase == .closed { return nil }
             } else {
-                buffer.withUnsafeBytes { connection.handler.upgradeDidReceive(connection, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<received])) }
+                connection.handler.upgradeDidReceive(connection, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
                 // The handler may have closed it, or turned reading off.
                 if connection.engineState.phase != .open || !connection.shared.withLock({ $0.reading }) { return nil }
             }
@@ -243,9 +259,10 @@ extension SessionEngine {
     }
 
     private func releaseUpgrade(_ connection: UpgradedConnection) {
+        if connection.engineState.phase == .connecting && connection.engineState.handle != nil { connectingUpgrades -= 1 }
         connection.engineState.phase = .closed
         if let handle = connection.engineState.handle {
-            curl_multi_remove_handle(multi, handle)
+            curl_multi_remove_handle(upgradeMulti, handle)
             curl_easy_cleanup(handle)
             upgradesByHandle[handle] = nil
         }
