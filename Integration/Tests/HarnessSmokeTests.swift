@@ -144,10 +144,10 @@ struct NginxSmokeTests {
         let servers = try await IntegrationServers.shared()
         async let curlResult = curl(["--max-time", "1", "-o", "/dev/null",
                                      servers.nginx.httpURL(FaultEndpoints.stall).absoluteString])
-        // Three seconds for the head to come through nginx (it never ends, so any wait times out): one
-        // second was not always enough at the suite's start on a loaded machine (headers not yet read).
+        // Six seconds for the head to come through nginx (it never ends, so any wait times out): one
+        // second was not always enough at the suite's start on a loaded machine, three not at load 15.
         async let headersOnly = RawHTTPClient.request(
-            path: FaultEndpoints.stall, port: servers.nginx.httpPort, timeout: .seconds(3))
+            path: FaultEndpoints.stall, port: servers.nginx.httpPort, timeout: .seconds(6))
         async let nothing = RawHTTPClient.request(
             path: FaultEndpoints.stallBeforeHeaders, port: servers.nginx.httpPort, timeout: .seconds(1))
 
