@@ -80,6 +80,26 @@ struct WebSocketTests {
         for task in tasks { task.cancel() }
     }
 
+    @Test func aCancelBeforeTheHandshakeCompletesStillSendsWhatCameBeforeIt() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let key = UUID().uuidString
+        let task = manager.webSocketTask(with: server.url("/record?key=\(key)"))
+        task.resume()
+        try await task.send(.string("a"))
+        try await task.send(.string("b"))
+        task.cancel(with: 1000, reason: nil)
+        for try await _ in task.messages {}
+        #expect(task.closeCode == 1000)
+        // The server received both messages, then the close.
+        var recorded = URLComponents(url: server.url("/recorded"), resolvingAgainstBaseURL: false)!
+        recorded.scheme = "http"
+        recorded.queryItems = [URLQueryItem(name: "key", value: key)]
+        let (data, _) = try await manager.session.data(for: URLRequest(url: recorded.url!))
+        #expect(String(decoding: data, as: UTF8.self) == "a\nb\n")
+    }
+
     @Test func theServerPicksAnOfferedSubprotocol() async throws {
         let server = try await WebSocketServer.shared()
         let manager = manager()

@@ -9,6 +9,8 @@
                                 its 101 sets `ws-session=abc; Path=/`
     WS  /count?n=N&size=B       sends N binary messages of B bytes (byte i is i % 251), then closes 1000
     GET /not-websocket          a plain 403
+    WS  /record?key=K           keeps every text message it receives (it sends nothing)
+    GET /recorded?key=K         200 with K's messages, one a line (plain HTTP)
 
 Compression (permessage-deflate) is negotiated when the client offers it. With --tls-port, --cert and
 --key, the same routes are served over TLS (wss). With --hostile-port, a raw server (the handshake and
@@ -46,8 +48,16 @@ def select_subprotocol(connection, offered):
     return None
 
 
+# /record's messages by key.
+RECORDED = {}
+
+
 def process_request(connection, request):
-    path = urllib.parse.urlsplit(request.path).path
+    parts = urllib.parse.urlsplit(request.path)
+    path = parts.path
+    if path == "/recorded":
+        key = urllib.parse.parse_qs(parts.query).get("key", [""])[0]
+        return connection.respond(200, "".join(line + "\n" for line in RECORDED.get(key, [])))
     if path == "/health":
         return connection.respond(200, "ok\n")
     if path == "/not-websocket":
@@ -75,6 +85,11 @@ async def handler(connection):
         for _ in range(count):
             await connection.send(payload)
         await connection.close(1000, "done")
+        return
+    if path == "/record":
+        key = query.get("key", [""])[0]
+        async for message in connection:
+            RECORDED.setdefault(key, []).append(message if isinstance(message, str) else message.hex())
         return
     if path == "/cookie":
         await connection.send(connection.request.headers.get("Cookie", ""))

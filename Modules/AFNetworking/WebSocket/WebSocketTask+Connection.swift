@@ -41,7 +41,13 @@ extension WebSocketTask: UpgradeConnectionHandler {
                 connection.send(inner.pendingBytes)
                 inner.pendingBytes = []
             }
-            if !leftover.isEmpty { resumes = take(leftover, &inner, connection) }
+            if let close = inner.pendingClose, let frame = try? inner.machine?.close(code: close.code, reason: close.reason) {
+                inner.pendingClose = nil
+                connection.send(frame)
+                let timeout = inner.closeTimeout
+                resumes.append { [self] in scheduleCloseTimeout(connection, after: timeout) }
+            }
+            if !leftover.isEmpty { resumes += take(leftover, &inner, connection) }
             return nil
         }
         // RFC 6455 §4.1: a client that refuses the handshake fails the connection (no close frame).

@@ -70,6 +70,8 @@ public final class WebSocketTask: @unchecked Sendable {
         var pongHandlers: [@Sendable ((any Error)?) -> Void] = []
         /// Frames made before the handshake completed, written once it does.
         var pendingBytes: [UInt8] = []
+        /// A close asked for before the handshake completed: sent after the messages queued before it.
+        var pendingClose: (code: UInt16, reason: String)?
         var ending: WebSocketTaskError?
         var closeCode: UInt16?
         var closeReason: Data?
@@ -169,13 +171,19 @@ public final class WebSocketTask: @unchecked Sendable {
     }
 
     /// Starts the closing handshake with `closeCode` (default 1000) and `reason` (at most 123 bytes); the
-    /// connection closes when the server answers, or after ``closeTimeout``. A task that has not opened
-    /// yet is closed at once.
+    /// connection closes when the server answers, or after ``closeTimeout``. A task still connecting sends
+    /// its close once the handshake completes, after the messages sent before it; a task never resumed
+    /// is closed at once.
     public func cancel(with closeCode: UInt16 = 1000, reason: Data? = nil) {
         let reasonText = reason.map { String(decoding: $0, as: UTF8.self) } ?? ""
         var resumes: [@Sendable () -> Void] = []
         let (connection, bytes, timeout): (UpgradedConnection?, [UInt8]?, Duration) = state.withLock { inner in
             guard inner.state == .running || inner.state == .suspended else { return (nil, nil, .zero) }
+            if !inner.isOpen && inner.state == .running && inner.ending == nil {
+                inner.state = .canceling
+                inner.pendingClose = (closeCode, reasonText)
+                return (nil, nil, .zero)
+            }
             if !inner.isOpen {
                 inner.state = .completed
                 inner.closeCode = closeCode
@@ -194,6 +202,12 @@ public final class WebSocketTask: @unchecked Sendable {
             return
         }
         connection.send(bytes)
+        scheduleCloseTimeout(connection, after: timeout)
+    }
+
+    /// Closes `connection` after `timeout` unless the server's close frame came first (closing twice is
+    /// harmless).
+    func scheduleCloseTimeout(_ connection: UpgradedConnection, after timeout: Duration) {
         let nanoseconds = max(0, Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000))
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { connection.close() }
     }
