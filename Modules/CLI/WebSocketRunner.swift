@@ -108,16 +108,10 @@ struct WebSocketRunner: Sendable {
         if sending.refusedLines > 0 { throw Self.refusedInput }
     }
 
-    /// Sends each line of standard input once the handshake is answered; at the end of the input starts
-    /// the closing handshake with 1000. Returns early when the connection ended (the receiving loop
-    /// reports why).
+    /// Sends each line of standard input (lines read before the handshake completes are sent once it
+    /// does); at the end of the input starts the closing handshake with 1000. Returns early when the
+    /// connection ended (the receiving loop reports why).
     private func sendStandardInput(to task: WebSocketTask, recording sending: SendingState) async {
-        // Messages sent before the handshake completes would be dropped by a close that comes before it
-        // too, so nothing is read until the server answered.
-        while task.response == nil && task.error == nil {
-            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
-        }
-        guard task.error == nil else { return }
         let lines = StandardInputLines()
         var number = 0
         while let line = await lines.next() {

@@ -51,6 +51,8 @@ struct OurSocket: BenchSocket {
 
     init(_ manager: URLSessionManager, _ url: URL) {
         task = manager.webSocketTask(with: url)
+        // Like for like: websocket-kit offers no compression, and the payloads here compress well.
+        task.offersCompression = false
         task.resume()
     }
 
@@ -181,13 +183,18 @@ if arguments.count == 9, arguments[1] == "worker", let count = Int(arguments[5])
     do {
         switch arguments[2] {
         case "af":
-            // The default per-host limit (6) applies to upgraded connections too, and the 7th socket to one
-            // host fails at once (-1005) instead of waiting: the limit is raised to the sockets used.
-            let configuration = URLSessionConfiguration.default
-            configuration.httpMaximumConnectionsPerHost = max(6, sockets)
-            let manager = URLSessionManager(sessionConfiguration: configuration)
+            let manager = URLSessionManager(sessionConfiguration: .default)
             try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
                 OurSocket(manager, $0)
+            }
+        case "af-executor":
+            // The same calls from tasks that prefer the session's engine thread as their executor (SE-0417):
+            // a message resumes its reader on the thread that read it, without a hop to the global pool.
+            let manager = URLSessionManager(sessionConfiguration: .default)
+            try await withTaskExecutorPreference(manager.session.taskExecutor) {
+                try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
+                    OurSocket(manager, $0)
+                }
             }
         case "corelibs":
             let session = URLSession(configuration: .ephemeral)
@@ -294,6 +301,7 @@ for (size, roundTrips, streamed, perSocket) in [(32, 5_000, 30_000, 100), (1_024
 }
 
 let ourName = "ours, AFWebSocket's WebSocketTask"
+let executorName = "ours, on the engine's task executor"
 let kitName = "websocket-kit (SwiftNIO)"
 let corelibsName = "corelibs URLSessionWebSocketTask"
 let selfPath = CommandLine.arguments[0]
@@ -305,7 +313,8 @@ var rows: [BenchRow] = []
 for workload in workloads {
     let extra = ["\(workload.count)", "\(workload.size)", "\(workload.sockets)", "\(workload.window)"]
     let ours = (ourName, selfPath, ["worker", "af", workload.kind, base] + extra)
-    var contenders = [ours]
+    let onEngine = (executorName, selfPath, ["worker", "af-executor", workload.kind, base] + extra)
+    var contenders = [ours, onEngine]
     if let kitPeer { contenders.append((kitName, kitPeer, [workload.kind, base] + extra)) }
     var runs: [String: [Run]] = [:]
     var paired: [Double] = []
