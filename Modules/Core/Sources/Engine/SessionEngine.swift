@@ -103,23 +103,11 @@ final class SessionEngine: @unchecked Sendable {
     /// The multi handle upgraded connections connect on: their own, without the per-host connection
     /// bound, so that open WebSockets neither hold back the session's requests to their host nor wait for
     /// them (a connect-only connection stays in use until it closes). Made on first use.
-    private var upgradeMultiStorage: UnsafeMutableRawPointer?
-    var upgradeMulti: UnsafeMutableRawPointer {
-        if let upgradeMultiStorage { return upgradeMultiStorage }
-        guard let made = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        upgradeMultiStorage = made
-        return made
-    }
+    var upgradeMultiStorage: UnsafeMutableRawPointer?
     /// Upgraded connections libcurl is still connecting (the loop then drives `upgradeMulti` and polls often).
     var connectingUpgrades = 0
     /// Where upgraded connections' bytes are read into (engine thread; made on first use, freed with the engine).
-    private var upgradeReadStorage: UnsafeMutableRawBufferPointer?
-    var upgradeReadBuffer: UnsafeMutableRawBufferPointer {
-        if let upgradeReadStorage { return upgradeReadStorage }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        upgradeReadStorage = buffer
-        return buffer
-    }
+    var upgradeReadStorage: UnsafeMutableRawBufferPointer?
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
@@ -322,17 +310,6 @@ final class SessionEngine: @unchecked Sendable {
             serviceReadyUpgrades(upgradeSockets, polled: polledUpgrades)
         }
         shutDown()
-    }
-
-    /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
-    /// wake-up pipe and `upgradeSockets` (whose `revents` it fills).
-    private func pollWaiting(_ milliseconds: Int32, upgradeSockets: inout [curl_waitfd]) {
-        if upgradeSockets.isEmpty {
-            curl_multi_poll(multi, nil, 0, milliseconds, nil)
-        } else {
-            let count = UInt32(upgradeSockets.count)
-            upgradeSockets.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
-        }
     }
 
     /// Polls the sockets and the inbox without sleeping for the session's busy-poll window (see

@@ -7,6 +7,12 @@ import Synchronization
 
 /// Where the session consults its plugins (``Settings/plugins``) before a task starts.
 extension URLSessionManager {
+    /// The cookie jar this session sends cookies from and stores them in: the configuration's
+    /// `httpCookieStorage`, or, where that is Foundation's shared storage and the plugins name a
+    /// ``SessionPlugins/cookieStorage`` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
+    /// nil when the configuration keeps no cookies.
+    public var cookieStorage: (any CookieStoring)? { configurationTemplate.cookies.jar }
+
     /// The session's observer (``Settings/plugins``), in one read; no lock when none is installed.
     var observer: (any RequestObserver)? {
         consultsTaskPlugins.load(ordering: .acquiring) ? state.withLock { $0.settings.plugins.observer } : nil

@@ -100,12 +100,6 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     /// A copy of the configuration the session was created with.
     public var sessionConfiguration: URLSessionConfiguration { configurationCopy.make() }
 
-    /// The cookie jar this session sends cookies from and stores them in: the configuration's
-    /// `httpCookieStorage`, or, where that is Foundation's shared storage and the plugins name a
-    /// ``SessionPlugins/cookieStorage`` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
-    /// nil when the configuration keeps no cookies.
-    public var cookieStorage: (any CookieStoring)? { configurationTemplate.cookies.jar }
-
     /// The settings as one value: a consistent snapshot to read, or a whole value to apply (see
     /// ``Settings``; ``updateSettings(_:)`` changes several at once). Each setting is also a property of
     /// its own under its AFNetworking name.

@@ -16,6 +16,33 @@ extension SessionEngine {
     /// does not hold up the others and the transfers).
     static let upgradeReadBudget = 256 << 10
 
+    /// ``upgradeMultiStorage``, made on first use.
+    var upgradeMulti: UnsafeMutableRawPointer {
+        if let upgradeMultiStorage { return upgradeMultiStorage }
+        guard let made = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        upgradeMultiStorage = made
+        return made
+    }
+
+    /// ``upgradeReadStorage``, made on first use.
+    var upgradeReadBuffer: UnsafeMutableRawBufferPointer {
+        if let upgradeReadStorage { return upgradeReadStorage }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        upgradeReadStorage = buffer
+        return buffer
+    }
+
+    /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
+    /// wake-up pipe and `upgradeSockets` (whose `revents` it fills).
+    func pollWaiting(_ milliseconds: Int32, upgradeSockets: inout [curl_waitfd]) {
+        if upgradeSockets.isEmpty {
+            curl_multi_poll(multi, nil, 0, milliseconds, nil)
+        } else {
+            let count = UInt32(upgradeSockets.count)
+            upgradeSockets.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+        }
+    }
+
     /// Opens `connection` (any thread). False when the engine was invalidated.
     func openUpgrade(_ connection: UpgradedConnection) -> Bool {
         connection.shared.withLock { $0.engine = self }

@@ -1,0 +1,75 @@
+import AFCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reading a task's messages: one at a time, with a completion handler, or as an `AsyncSequence`.
+extension WebSocketTask {
+    /// The next message. Waits while none has arrived (cancelling the waiting Swift task throws
+    /// `CancellationError`).
+    /// - Throws: ``WebSocketTaskError``: the connection's ending once it ended and no message is left.
+    public func receive() async throws -> Message {
+        guard let message = try await nextMessage() else {
+            throw state.withLock { $0.ending } ?? WebSocketTaskError.notConnected
+        }
+        return message
+    }
+
+    /// ``receive()`` with a completion handler (called on an arbitrary thread).
+    public func receive(completionHandler: @escaping @Sendable (Result<Message, any Error>) -> Void) {
+        Task {
+            do { completionHandler(.success(try await receive())) } catch { completionHandler(.failure(error)) }
+        }
+    }
+
+    /// The next message, or nil once the connection closed (a close handshake, either side's) with none
+    /// left; throws for a failure (a protocol violation, the transport, a refused handshake).
+    func nextMessage() async throws -> Message? {
+        let id = state.withLock { inner -> UInt64 in
+            inner.nextWaiterID += 1
+            return inner.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message?, any Error>) in
+                let (ready, resumes): (Result<Message?, any Error>?, [@Sendable () -> Void]) = state.withLock { inner in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
+                    if let message = takeBuffered(&inner) {
+                        return (.success(message), resumeReadingIfDrained(&inner))
+                    }
+                    if let ending = inner.ending {
+                        if case .closed = ending { return (.success(nil), []) }
+                        return (.failure(ending), [])
+                    }
+                    inner.waiters.append(Waiter(id: id, continuation: continuation))
+                    return (nil, [])
+                }
+                if let ready { continuation.resume(with: ready) }
+                for resume in resumes { resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { inner -> Waiter? in
+                guard let index = inner.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return inner.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The messages as they arrive: ends after a closing handshake (either side's), throws for a failure.
+    public var messages: Messages { Messages(task: self) }
+
+    /// An `AsyncSequence` of a task's messages (``messages``).
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = Message
+        let task: WebSocketTask
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let task: WebSocketTask
+            public mutating func next() async throws -> Message? { try await task.nextMessage() }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(task: task) }
+    }
+
+}
