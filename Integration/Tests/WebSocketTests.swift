@@ -403,6 +403,18 @@ struct WebSocketHostileTests {
         #expect(violation.closeCode == 1009 || violation.closeCode == 1002)
     }
 
+    @Test func aHandshakeHeadThatNeverEndsStopsAtTheHeaderBound() async throws {
+        let (task, manager) = try await open("/endless-head")
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let (_, error) = await drain(task)
+        guard case .transport(let urlError) = error as? WebSocketTaskError else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .cannotParseResponse)
+        #expect(urlError.localizedDescription == "The upgrade response's head exceeds \(TransferLimits.defaultMaximumHeaderSize) bytes.")
+    }
+
     @Test func aPingFloodIsAnsweredAndTheMessageAfterItArrives() async throws {
         let (task, manager) = try await open("/ping-flood?n=5000")
         defer { manager.invalidateSession(cancelingTasks: true) }

@@ -24,6 +24,7 @@ frames written by hand, RFC 6455 broken on purpose) answers:
     /huge-length       a frame head announcing 2^63 - 1 bytes (1009 before anything is buffered)
     /ping-flood?n=N    N pings, then a text "done"; the client answers every one
     /never-close       one text "hi", then reads forever and never answers a close frame
+    /endless-head      a 101 whose head never ends (512 bytes at a time)
 
 Usage: websocket_server.py --port PORT [--tls-port P --cert CHAIN --key KEY] [--hostile-port P] [--pid-file PATH]
 """
@@ -124,6 +125,13 @@ async def hostile(reader, writer):
         for line in lines[1:]:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
+        if target.startswith("/endless-head"):
+            # A response head that never ends, a few bytes at a time: the client's header bound ends it.
+            writer.write(b"HTTP/1.1 101 Switching Protocols\r\nX-Endless: ")
+            while True:
+                writer.write(b"a" * 512)
+                await writer.drain()
+                await asyncio.sleep(0)
         key = headers.get("sec-websocket-key", "")
         accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
         writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

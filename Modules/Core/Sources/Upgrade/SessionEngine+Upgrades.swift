@@ -241,6 +241,15 @@ extension SessionEngine {
     private func readHandshake(_ connection: UpgradedConnection) -> (any Error)?? {
         guard let url = connection.request.url else { return nil }
         let limit = events?.transferLimits.maximumHeaderSize ?? TransferLimits.defaultMaximumHeaderSize
+        // Only the bytes that came since the last search (and the three before, where a blank line may
+        // have begun) can complete the head.
+        let head = connection.engineState.head
+        let from = max(0, connection.engineState.headSearched - 3)
+        connection.engineState.headSearched = head.count
+        if head.count <= limit, !head[from...].indices.contains(where: { head[$0] == 0x0A && $0 + 1 < head.count
+            && (head[$0 + 1] == 0x0A || ($0 + 2 < head.count && head[$0 + 1] == 0x0D && head[$0 + 2] == 0x0A)) }) {
+            return nil
+        }
         let result: UpgradeHandshake.ReadResult
         do {
             result = try UpgradeHandshake.readHead(connection.engineState.head, maximumSize: limit)

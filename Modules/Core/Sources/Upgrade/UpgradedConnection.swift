@@ -65,6 +65,9 @@ package final class UpgradedConnection: @unchecked Sendable {
         var socket: Int32 = -1
         /// The response head read so far (handshake phase).
         var head: [UInt8] = []
+        /// How far `head` has been searched for its end (so a head trickled in a byte at a time is not
+        /// searched again from its start for every byte).
+        var headSearched = 0
         /// Bytes taken from the outbox and not yet written.
         var writing: [UInt8] = []
         var writeOffset = 0
