@@ -21,12 +21,13 @@ extension WebSocketTask {
 
     /// Sends one ping, or ends the connection when the last one's pong never came. False: stop.
     private func sendKeepAlivePing(_ connection: UpgradedConnection) -> Bool {
-        let (bytes, overdue): ([UInt8]?, Bool) = state.withLock { inner in
-            guard inner.ending == nil, inner.isOpen, let machine = inner.machine else { return (nil, false) }
-            if inner.awaitsKeepAlivePong { return (nil, true) }
-            guard let bytes = try? machine.sendPing(Data("keep-alive".utf8)) else { return (nil, false) }
+        // Queued under the task's lock, as every frame is, so a send's room check is never stale.
+        let (sent, overdue): (Bool, Bool) = state.withLock { inner in
+            guard inner.ending == nil, inner.isOpen, let machine = inner.machine else { return (false, false) }
+            if inner.awaitsKeepAlivePong { return (false, true) }
+            guard let bytes = try? machine.sendPing(Data("keep-alive".utf8)) else { return (false, false) }
             inner.awaitsKeepAlivePong = true
-            return (bytes, false)
+            return (connection.send(bytes), false)
         }
         if overdue {
             let resumes = state.withLock { inner in
@@ -38,7 +39,6 @@ extension WebSocketTask {
             for resume in resumes { resume() }
             return false
         }
-        guard let bytes else { return false }
-        return connection.send(bytes)
+        return sent
     }
 }
