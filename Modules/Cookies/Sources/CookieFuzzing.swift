@@ -12,7 +12,7 @@ import Foundation
             if let parsed = try? SetCookie(parsing: line, maximumNameValueSize: limits.maximumCookieSize) {
                 precondition(parsed.name.utf8.count + parsed.value.utf8.count <= limits.maximumCookieSize)
                 precondition(!parsed.name.isEmpty || !parsed.value.isEmpty)
-                precondition(parsed.path.map { $0.first == "/" } ?? true)
+                precondition(parsed.path.map { $0.utf8.first == UInt8(ascii: "/") } ?? true)
             }
         }
         let jar = CookieJar(limits: limits)

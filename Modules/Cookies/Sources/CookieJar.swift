@@ -17,7 +17,7 @@ import AFProtocols
 /// is 0600 in a 0700 directory (Foundation's is 0644, readable by every local user).
 ///
 /// The shape of `HTTPCookieStorage`'s API, in Foundation's currency (`HTTPCookie`), for code that reads
-/// or seeds cookies; the engine uses the ``CookieStoring`` methods.
+/// or seeds cookies; the engine uses the `CookieStoring` methods (AFProtocols' seam).
 ///
 /// Threading: every member is safe from any thread. Storing and looking up take one lock for a moment;
 /// the file is written on a queue of the jar's own, after ``writeDelay``, one write for any number of
@@ -75,9 +75,9 @@ public final class CookieJar: CookieStoring, Sendable {
     ///
     /// An existing file is read first, tolerantly: a record that is damaged, or that breaks a rule a
     /// response's cookie would have to keep (a public suffix, a prefix, a size, an expiry past the
-    /// lifetime), is skipped; a file that is not a regular file of this user's, or larger than
-    /// ``maximumStoreFileSize(for:)``, is not read. The jar is still made; the file is replaced at the
-    /// next write.
+    /// lifetime), is skipped; a file that is not a regular file of this user's (or is a link), or larger
+    /// than every cookie the limits allow could fill (about 26 MB with the defaults), is not read. The jar
+    /// is still made; the file is replaced at the next write.
     public init(limits: Limits = Limits(), persistentStoreURL: URL? = nil, writeDelay: Duration = .milliseconds(500)) {
         self.limits = limits
         self.persistentStoreURL = persistentStoreURL

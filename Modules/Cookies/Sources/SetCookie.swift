@@ -39,8 +39,10 @@ public struct SetCookie: Equatable, Sendable {
     public static let maximumAttributeValueLength = 1_024
 
     /// Parses `fieldValue`.
-    /// - Parameter maximumNameValueSize: the most bytes the name and value may hold together (the jar's
-    ///   ``CookieJar/Limits/maximumCookieSize``; RFC 6265bis: 4,096).
+    /// - Parameters:
+    ///   - fieldValue: one `Set-Cookie` field's value, as the response sent it.
+    ///   - maximumNameValueSize: the most bytes the name and value may hold together (the jar's
+    ///     ``CookieJar/Limits/maximumCookieSize``; RFC 6265bis: 4,096).
     /// - Throws: ``CookieRefusal/controlCharacter`` for a control character other than a tab anywhere in
     ///   the value, ``CookieRefusal/tooLarge(_:)`` past `maximumNameValueSize`,
     ///   ``CookieRefusal/emptyNameAndValue`` when both are empty.

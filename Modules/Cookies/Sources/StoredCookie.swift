@@ -80,7 +80,7 @@ struct StoredCookie: Equatable, Sendable {
     /// RFC 6265bis §5.1.4's default path: the request path up to, not including, its last `/` (just `/`
     /// when that is the only one, or the path is empty or relative).
     static func defaultPath(of requestPath: String) -> String {
-        guard requestPath.first == "/", let lastSlash = requestPath.lastIndex(of: "/"),
+        guard requestPath.utf8.first == UInt8(ascii: "/"), let lastSlash = requestPath.lastIndex(of: "/"),
               lastSlash != requestPath.startIndex else { return "/" }
         return String(requestPath[..<lastSlash])
     }
@@ -123,7 +123,7 @@ struct StoredCookie: Equatable, Sendable {
             }
         }
         return isClean(name, allowEquals: false) && isClean(value, allowEquals: true)
-            && isClean(path, allowEquals: true) && path.first == "/"
+            && isClean(path, allowEquals: true) && path.utf8.first == UInt8(ascii: "/")
     }
 
     // MARK: Foundation's currency
