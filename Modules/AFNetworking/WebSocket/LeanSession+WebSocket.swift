@@ -7,7 +7,7 @@ import HTTPTypes
 
 extension LeanSession {
     /// A WebSocket for `request` (its URL ws, wss, http or https), already resumed: as
-    /// ``webSocketTask(with:protocols:)-(URLRequest,_)`` then ``WebSocketTask/resume()``.
+    /// `webSocketTask(with:protocols:)` then `resume()`.
     public func webSocket(for request: URLRequest, protocols: [String] = []) -> WebSocketTask {
         let task = webSocketTask(with: request, protocols: protocols)
         task.resume()

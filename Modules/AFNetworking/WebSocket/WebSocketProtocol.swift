@@ -314,21 +314,21 @@ public struct WebSocketProtocol: Sendable {
     // MARK: Sending
 
     /// The frame of a text message (compressed, with RSV1, when ``Configuration/compression`` is set).
-    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``;
+    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless the state is ``State/open``;
     ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
     public func send(text: String) throws(WebSocketSendError) -> [UInt8] {
         try sendData(WebSocketFrame(opcode: .text, payload: Data(text.utf8)))
     }
 
     /// The frame of a binary message (compressed, with RSV1, when ``Configuration/compression`` is set).
-    /// - Throws: ``WebSocketSendError/notOpen`` unless the state is ``State/open``;
+    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless the state is ``State/open``;
     ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
     public func send(binary: Data) throws(WebSocketSendError) -> [UInt8] {
         try sendData(WebSocketFrame(opcode: .binary, payload: binary))
     }
 
     /// The frame of a ping carrying `payload` (default empty).
-    /// - Throws: ``WebSocketSendError/notOpen`` unless open; ``WebSocketSendError/controlPayloadTooLong(_:)``
+    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless open; ``WebSocketSendError/controlPayloadTooLong(_:)``
     ///   over 125 bytes.
     public func sendPing(_ payload: Data = Data()) throws(WebSocketSendError) -> [UInt8] {
         guard state == .open else { throw .notOpen(state) }
@@ -342,7 +342,7 @@ public struct WebSocketProtocol: Sendable {
     ///   - code: the status code (default 1000, normal closure); must be one
     ///     ``isValidCloseCode(_:)`` accepts.
     ///   - reason: at most 123 bytes of UTF-8 (default none).
-    /// - Throws: ``WebSocketSendError/notOpen`` unless open, ``WebSocketSendError/invalidCloseCode(_:)``,
+    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless open, ``WebSocketSendError/invalidCloseCode(_:)``,
     ///   ``WebSocketSendError/controlPayloadTooLong(_:)`` when the reason is longer than 123 bytes.
     public mutating func close(code: UInt16 = 1000, reason: String = "") throws(WebSocketSendError) -> [UInt8] {
         guard state == .open else { throw .notOpen(state) }

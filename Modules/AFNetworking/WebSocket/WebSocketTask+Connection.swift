@@ -171,20 +171,20 @@ extension WebSocketTask: UpgradeConnectionHandler {
 
 extension LeanSession {
     /// A WebSocket task for `url` (ws, wss, http or https), offering `protocols` (default none); suspended
-    /// until ``WebSocketTask/resume()``.
+    /// until `resume()`.
     public func webSocketTask(with url: URL, protocols: [String] = []) -> WebSocketTask {
         WebSocketTask(request: URLRequest(url: url), protocols: protocols, session: self)
     }
 
     /// A WebSocket task for `request` (its URL ws, wss, http or https; its fields, such as `Authorization`
-    /// or `Origin`, sent with the handshake), offering `protocols`; suspended until ``WebSocketTask/resume()``.
+    /// or `Origin`, sent with the handshake), offering `protocols`; suspended until `resume()`.
     public func webSocketTask(with request: URLRequest, protocols: [String] = []) -> WebSocketTask {
         WebSocketTask(request: request, protocols: protocols, session: self)
     }
 }
 
 extension URLSessionManager {
-    /// A WebSocket task on this manager's session (``LeanSession/webSocketTask(with:protocols:)-(URL,_)``).
+    /// A WebSocket task on this manager's session (the lean session's `webSocketTask(with:protocols:)`).
     public func webSocketTask(with url: URL, protocols: [String] = []) -> WebSocketTask {
         session.webSocketTask(with: url, protocols: protocols)
     }

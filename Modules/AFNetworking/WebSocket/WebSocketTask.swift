@@ -6,7 +6,7 @@ import FoundationNetworking
 import Synchronization
 
 /// A WebSocket client connection on the session's engine, shaped like `URLSessionWebSocketTask`: made
-/// suspended by ``AFCore/LeanSession/webSocketTask(with:protocols:)-(URL,_)``, opened by ``resume()``, then messages sent
+/// suspended by `manager.webSocketTask(with:)` (or the lean session's), opened by ``resume()``, then messages sent
 /// with ``send(_:)`` and read with ``receive()`` or ``messages``, and closed with ``cancel(with:reason:)``.
 ///
 /// The handshake is a request of the session: its TLS settings, certificate pinning (decided inside the

@@ -9,7 +9,7 @@ import Synchronization
 extension URLSessionManager {
     /// The cookie jar this session sends cookies from and stores them in: the configuration's
     /// `httpCookieStorage`, or, where that is Foundation's shared storage and the plugins name a
-    /// ``SessionPlugins/cookieStorage`` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
+    /// `SessionPlugins.cookieStorage` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
     /// nil when the configuration keeps no cookies.
     public var cookieStorage: (any CookieStoring)? { configurationTemplate.cookies.jar }
 
