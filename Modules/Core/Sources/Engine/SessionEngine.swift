@@ -17,7 +17,7 @@ final class SessionEngine: @unchecked Sendable {
     // off the engine thread (documented thread-safe), by a sender counted in `wakesInFlight`, which
     // shutDown() waits out before freeing it; every other var is touched only on the engine thread.
 
-    private enum Command {
+    enum Command {
         case start(SessionTask)
         case pause(SessionTask)
         case unpause(SessionTask)
@@ -73,7 +73,7 @@ final class SessionEngine: @unchecked Sendable {
     /// the longest the loop waits while transfers are in flight: 100 ms.
     static let idleCheckInterval: UInt64 = 100_000_000
     /// When transfers' idle timers were last checked (monotonic nanoseconds).
-    private var lastIdleCheck: UInt64 = 0
+    var lastIdleCheck: UInt64 = 0
     /// The command buffer swapped with the inbox's each turn, so neither allocates.
     private var takenCommands: [Command] = []
     /// Jobs of tasks that prefer the engine as their executor, run once per turn (see
@@ -321,117 +321,6 @@ final class SessionEngine: @unchecked Sendable {
             // A zero timeout: one poll(2) over the transfers' sockets and the wake-up pipe, which it drains.
             curl_multi_poll(multi, nil, 0, 0, &readySockets)
             return readySockets > 0 || inbox.withLock { !$0.commands.isEmpty }
-        }
-    }
-
-    private func handle(_ command: Command) {
-        confinement.assertOnOwner("an engine command")
-        switch command {
-        case .start(let task):
-            if invalidating && cancelOnInvalidate {
-                finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.requestURL))
-                return
-            }
-            begin(task)
-        case .pause(let task):
-            if let transfer = transfersByTask[ObjectIdentifier(task)] {
-                transfer.userPaused = true
-                curl_easy_pause(transfer.handle, afc_pause_all)
-            }
-        case .unpause(let task):
-            if let transfer = transfersByTask[ObjectIdentifier(task)] {
-                transfer.throttled = false
-                transfer.userPaused = false
-                curl_easy_pause(transfer.handle, afc_pause_cont)
-            } else if let host = admission.waitingHost(of: task) {
-                startWaiting(on: host)  // a suspended waiting task was skipped; a slot may be free
-            }
-        case .cancel(let task):
-            if cancelLocalLoad(of: task) { return }
-            if removeConnectivityWait(of: task) {
-                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
-                return
-            }
-            if let transfer = transfersByTask[ObjectIdentifier(task)] {
-                finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
-            } else if admission.removeWaiting(task) {
-                finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
-            }
-        case .invalidate(let cancelingTasks):
-            invalidating = true
-            if cancelingTasks {
-                cancelOnInvalidate = true
-                for task in admission.removeAllWaiting() {
-                    task.cancel()
-                    finishWithoutTransfer(task, error: CurlErrorMapping.error(.cancelled, url: task.requestURL))
-                }
-                for transfer in Array(transfersByTask.values) {
-                    transfer.task.cancel()
-                    finish(transfer, code: CURLE_ABORTED_BY_CALLBACK)
-                }
-                cancelAllLocalLoads()
-                closeAllUpgrades(error: CurlErrorMapping.error(.cancelled, url: nil))
-                for entry in connectivityWaits where removeConnectivityWait(of: entry.task) {
-                    entry.task.cancel()
-                    finishWithoutTransfer(entry.task, error: cancellationError(of: entry.task, url: entry.task.requestURL))
-                }
-            }
-        case .connectivityChanged:
-            connectivityChanged()
-        case .finished(let finished):
-            finishedTransfers.append(finished)
-        case .run(let job):
-            pendingJobs.append(job)
-        case .upgrade(let kind, let connection):
-            switch kind {
-            case .open: beginUpgrade(connection)
-            case .service: serviceUpgrade(connection)
-            }
-        case .localLoadEvent(let load, let event):
-            handleLocalLoadEvent(event, from: load)
-        case .bodyReady(let task):
-            // The body source has bytes: a transfer it held goes on (a suspended one stays paused).
-            if let transfer = transfersByTask[ObjectIdentifier(task)], transfer.awaitsBodySource {
-                transfer.awaitsBodySource = false
-                if !transfer.userPaused { curl_easy_pause(transfer.handle, afc_pause_cont) }
-            }
-        }
-    }
-
-    private func collectCompletions() {
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let transfer = transfersByHandle[handle] else { continue }
-            finish(transfer, code: message.pointee.data.result)
-        }
-    }
-
-    /// Ends transfers whose idle timer expired (-1001), at most every ``idleCheckInterval``
-    /// (``Transfer/idleTimeoutExpired()``).
-    private func checkIdleTransfers() {
-        let now = clock.now
-        guard now &- lastIdleCheck >= Self.idleCheckInterval else { return }
-        lastIdleCheck = now
-        var expired: [Transfer] = []
-        for transfer in transfersByTask.values where transfer.idleTimeoutExpired() {
-            expired.append(transfer)
-        }
-        for transfer in expired { finish(transfer, code: CURLE_OPERATION_TIMEDOUT) }
-    }
-
-    private func fireThrottleTimers() {
-        guard !throttleTimers.isEmpty else { return }
-        let now = ContinuousClock.now
-        var due: [Transfer] = []
-        throttleTimers.removeAll { entry in
-            if entry.deadline <= now { due.append(entry.transfer); return true }
-            return false
-        }
-        for transfer in due where transfersByTask[ObjectIdentifier(transfer.task)] === transfer && transfer.throttled {
-            transfer.throttled = false
-            // A suspended task stays paused; resume() unpauses it.
-            if !transfer.userPaused { curl_easy_pause(transfer.handle, afc_pause_cont) }
         }
     }
 

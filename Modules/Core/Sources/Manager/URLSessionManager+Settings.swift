@@ -106,3 +106,36 @@ extension URLSessionManager {
         public init() {}
     }
 }
+
+/// The connection settings, each under its own name (``URLSessionManager/settings`` holds them all).
+extension URLSessionManager {
+    /// ``Settings/tlsMinimumSupportedProtocolVersion``.
+    public var tlsMinimumSupportedProtocolVersion: TLSProtocolVersion {
+        get { setting(\.tlsMinimumSupportedProtocolVersion) }
+        set { set(\.tlsMinimumSupportedProtocolVersion, to: newValue) }
+    }
+
+    /// ``Settings/tlsMaximumSupportedProtocolVersion``.
+    public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion? {
+        get { setting(\.tlsMaximumSupportedProtocolVersion) }
+        set { set(\.tlsMaximumSupportedProtocolVersion, to: newValue) }
+    }
+
+    /// ``Settings/unixSocketPath``.
+    public var unixSocketPath: String? {
+        get { setting(\.unixSocketPath) }
+        set { set(\.unixSocketPath, to: newValue) }
+    }
+
+    /// ``Settings/clientIdentity``.
+    public var clientIdentity: ClientIdentity? {
+        get { setting(\.clientIdentity) }
+        set { set(\.clientIdentity, to: newValue) }
+    }
+
+    /// ``Settings/busyPollDuration``.
+    public var busyPollDuration: Duration {
+        get { setting(\.busyPollDuration) }
+        set { set(\.busyPollDuration, to: newValue) }
+    }
+}

@@ -139,11 +139,11 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         }
     }
 
-    private func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
+    func setting<Value>(_ path: KeyPath<Settings, Value>) -> Value {
         state.withLock { $0.settings[keyPath: path] }
     }
 
-    private func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
+    func set<Value>(_ path: WritableKeyPath<Settings, Value>, to value: Value) {
         state.withLock { state in
             state.settings[keyPath: path] = value
             noteSettings(of: state.settings)
@@ -200,36 +200,6 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public var httpVersion: HTTPVersionPreference {
         get { setting(\.httpVersion) }
         set { set(\.httpVersion, to: newValue) }
-    }
-
-    /// ``Settings/tlsMinimumSupportedProtocolVersion``.
-    public var tlsMinimumSupportedProtocolVersion: TLSProtocolVersion {
-        get { setting(\.tlsMinimumSupportedProtocolVersion) }
-        set { set(\.tlsMinimumSupportedProtocolVersion, to: newValue) }
-    }
-
-    /// ``Settings/tlsMaximumSupportedProtocolVersion``.
-    public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion? {
-        get { setting(\.tlsMaximumSupportedProtocolVersion) }
-        set { set(\.tlsMaximumSupportedProtocolVersion, to: newValue) }
-    }
-
-    /// ``Settings/unixSocketPath``.
-    public var unixSocketPath: String? {
-        get { setting(\.unixSocketPath) }
-        set { set(\.unixSocketPath, to: newValue) }
-    }
-
-    /// ``Settings/clientIdentity``.
-    public var clientIdentity: ClientIdentity? {
-        get { setting(\.clientIdentity) }
-        set { set(\.clientIdentity, to: newValue) }
-    }
-
-    /// ``Settings/busyPollDuration``.
-    public var busyPollDuration: Duration {
-        get { setting(\.busyPollDuration) }
-        set { set(\.busyPollDuration, to: newValue) }
     }
 
     /// ``Settings/transferLimits``.
