@@ -243,6 +243,11 @@ struct WebSocketTests {
         let payload = Data((0..<1_000).map { _ in UInt8.random(in: 0...255) })
         try await task.send(.data(payload))
         #expect(try await task.receive() == .data(payload))
+        try await task.send(.string("second"))
+        #expect(try await task.receive() == .string("second"))
+        try await task.send(.string("third"))
+        #expect(try await task.receive() == .string("third"))
+        task.sendPing { _ in }  // a control frame: not a message
         task.cancel()
         for try await _ in task.messages {}
         let ends = try await recorder.waitForEnds(1)
@@ -250,6 +255,89 @@ struct WebSocketTests {
         #expect(ends[0].statusCode == 101 && ends[0].error == nil)
         // The handshake's bytes and the frames: at least the 1,000-byte message each way.
         #expect(ends[0].bytesSent > 1_000 && ends[0].bytesReceived > 1_000)
+        #expect(ends[0].messagesSent == 3 && ends[0].messagesReceived == 3)
+    }
+
+    @Test func completionHandlersEchoOnTheEngineThreadInOrder() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.resume()
+        // Each handler sends the next message and asks for the next echo, as websocket-kit's callbacks do.
+        let received = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String], any Error>) in
+            let log = Mutex<[String]>([])
+            @Sendable func next(_ result: Result<WebSocketTask.Message, any Error>) {
+                guard case .success(.string(let text)) = result else { return continuation.resume(throwing: EchoFailure(result: "\(result)")) }
+                // The echo arrives after the handler was registered: it runs where the message was read.
+                // The kernel's name of the thread (what top and perf show).
+                let thread = ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .newlines)
+                let count = log.withLock { $0.append(thread == "AFCore.engine" ? text : "\(text) on \(thread)"); return $0.count }
+                if count == 200 { return continuation.resume(returning: log.withLock { $0 }) }
+                task.send(.string("message \(count)")) { error in
+                    if let error { continuation.resume(throwing: error) }
+                }
+                task.receive(completionHandler: next)
+            }
+            task.send(.string("message 0")) { _ in }
+            task.receive(completionHandler: next)
+        }
+        #expect(received == (0..<200).map { "message \($0)" })
+        task.cancel()
+    }
+
+    @Test func handlersForMessagesThatAlreadyWaitRunOneAfterAnotherNotInsideEachOther() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        // 20,000 messages waiting in the task's buffer: a handler that asks for the next one from inside
+        // itself must not recurse 20,000 deep.
+        let task = manager.webSocketTask(with: server.url("/count?n=20000&size=8"))
+        task.resume()
+        for _ in 0..<500 where task.bufferedByteCount < 20_000 * 8 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(task.bufferedByteCount == 20_000 * 8)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<(count: Int, depth: Int, ending: String), Never>) in
+            let state = Mutex((count: 0, depth: 0, deepest: 0))
+            @Sendable func next(_ result: Result<WebSocketTask.Message, any Error>) {
+                switch result {
+                case .success:
+                    state.withLock {
+                        $0.count += 1
+                        $0.depth += 1
+                        $0.deepest = max($0.deepest, $0.depth)
+                    }
+                    task.receive(completionHandler: next)
+                    state.withLock { $0.depth -= 1 }
+                case .failure(let error):
+                    let final = state.withLock { $0 }
+                    continuation.resume(returning: (final.count, final.deepest, "\(error)"))
+                }
+            }
+            task.receive(completionHandler: next)
+        }
+        #expect(outcome.count == 20_000)
+        #expect(outcome.depth == 1)
+        #expect(outcome.ending == "\(WebSocketTaskError.closed(code: 1000, reason: "done"))")
+    }
+
+    @Test func sendsCompletionHandlerRunsBeforeItReturnsAndReportsRefusal() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.maximumQueuedBytes = 1_000
+        task.resume()
+        // Open, and nothing queued once the echo is back.
+        try await task.send(.string("open"))
+        #expect(try await task.receive() == .string("open"))
+        let outcomes = Mutex<[String]>([])
+        // The room a message needs is checked before its frame is made: 2,000 bytes + 2 + 64.
+        task.send(.data(Data(count: 2_000))) { error in outcomes.withLock { $0.append(error.map { "\($0)" } ?? "queued") } }
+        task.send(.string("fits")) { error in outcomes.withLock { $0.append(error.map { "\($0)" } ?? "queued") } }
+        #expect(outcomes.withLock { $0 } == ["\(WebSocketTaskError.sendQueueFull(2_066))", "queued"])
+        #expect(try await task.receive() == .string("fits"))
+        task.cancel()
     }
 
     /// Echoes one message through a session whose configuration names `proxies` (with the harness's
@@ -456,6 +544,8 @@ final class AttemptRecorder: RequestObserver, Sendable {
         let error: String?
         let bytesSent: Int64
         let bytesReceived: Int64
+        let messagesSent: Int?
+        let messagesReceived: Int?
     }
 
     let starts = Mutex<[String]>([])
@@ -482,8 +572,14 @@ final class AttemptRecorder: RequestObserver, Sendable {
         func attemptDidEnd(_ end: ObservedAttemptEnd) {
             recorder.ends.withLock {
                 $0.append(End(statusCode: end.statusCode, error: end.error.map { String(describing: $0) },
-                              bytesSent: end.bytesSent, bytesReceived: end.bytesReceived))
+                              bytesSent: end.bytesSent, bytesReceived: end.bytesReceived,
+                              messagesSent: end.messagesSent, messagesReceived: end.messagesReceived))
             }
         }
     }
+}
+
+/// An echo that was not the message sent.
+struct EchoFailure: Error {
+    let result: String
 }

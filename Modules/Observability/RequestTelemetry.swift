@@ -96,6 +96,8 @@ struct RequestTelemetry: AttemptObservation {
             ]
             if let status = end.statusCode { metadata["http.status"] = "\(status)" }
             if let code { metadata["error.code"] = "\(code)" }
+            if let sent = end.messagesSent { metadata["messages.sent"] = "\(sent)" }
+            if let received = end.messagesReceived { metadata["messages.received"] = "\(received)" }
             logger.debug(error == nil ? "response" : "failure", metadata: metadata)
         }
         if let metrics {
@@ -109,8 +111,17 @@ struct RequestTelemetry: AttemptObservation {
             if let error {
                 Counter(label: Self.errorsLabel, dimensions: [("code", Self.errorCodeLabel(error))], factory: metrics).increment()
             }
+            if let sent = end.messagesSent {
+                Counter(label: Self.messagesLabel, dimensions: [("direction", "sent")], factory: metrics).increment(by: max(0, sent))
+            }
+            if let received = end.messagesReceived {
+                Counter(label: Self.messagesLabel, dimensions: [("direction", "received")], factory: metrics)
+                    .increment(by: max(0, received))
+            }
         }
         if let span {
+            if let sent = end.messagesSent { span.attributes["af.messages.sent"] = sent }
+            if let received = end.messagesReceived { span.attributes["af.messages.received"] = received }
             if let status = end.statusCode {
                 span.attributes["http.response.status_code"] = status
                 if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
@@ -138,6 +149,8 @@ struct RequestTelemetry: AttemptObservation {
     static let sentLabel = "af_http_client_request_body_bytes_total"
     static let receivedLabel = "af_http_client_response_bytes_total"
     static let errorsLabel = "af_http_client_errors_total"
+    /// Data messages over upgraded connections (WebSockets), by direction, counted when each ends.
+    static let messagesLabel = "af_http_client_messages_total"
     static let waitingLabel = "af_http_client_waiting_tasks"
     static let connectionsLabel = "af_http_client_open_connections"
 }

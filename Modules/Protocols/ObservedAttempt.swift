@@ -48,13 +48,21 @@ public struct ObservedAttemptEnd: Sendable {
     public let bytesSent: Int64
     /// Bytes of response body received (after content decoding).
     public let bytesReceived: Int64
+    /// For a connection that carries messages after its handshake (a WebSocket's): the data messages
+    /// sent over its whole life; nil for a request.
+    public let messagesSent: Int?
+    /// For a connection that carries messages (a WebSocket's): the data messages received; nil for a request.
+    public let messagesReceived: Int?
 
-    /// An attempt's end.
-    public init(statusCode: Int?, error: (any Error)?, bytesSent: Int64, bytesReceived: Int64) {
+    /// An attempt's end; the message counts default to nil (a request, not a message connection).
+    public init(statusCode: Int?, error: (any Error)?, bytesSent: Int64, bytesReceived: Int64,
+                messagesSent: Int? = nil, messagesReceived: Int? = nil) {
         self.statusCode = statusCode
         self.error = error
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
+        self.messagesSent = messagesSent
+        self.messagesReceived = messagesReceived
     }
 }
 

@@ -36,6 +36,34 @@ struct ObservabilityLabelTests {
         metrics.counters(label: label).compactMap { counter in counter.dimensions.first { $0.0 == key }?.1 }.sorted()
     }
 
+    @Test func aWebSocketsMessagesAreCountedByDirectionWhenItEnds() throws {
+        let metrics = TestMetrics()
+        let tracer = InMemoryTracer()
+        var settings = ObservabilitySettings()
+        settings.metricsFactory = metrics
+        settings.tracer = tracer
+        let url = URL(string: "http://127.0.0.1:9/echo")!
+        let attempt = ObservedAttempt(taskIdentifier: 7, context: nil,
+                                      request: { ObservedRequest(method: "GET", url: url, headerFields: []) })
+        let observation = try #require(settings.attemptWillStart(attempt))
+        observation.attemptDidEnd(ObservedAttemptEnd(statusCode: 101, error: nil, bytesSent: 400, bytesReceived: 900,
+                                                     messagesSent: 3, messagesReceived: 5))
+        let counters = metrics.counters(label: RequestTelemetry.messagesLabel)
+        let byDirection = Dictionary(uniqueKeysWithValues: counters.map { counter in
+            (counter.dimensions.first { $0.0 == "direction" }?.1 ?? "?", counter.totalValue)
+        })
+        #expect(byDirection == ["sent": 3, "received": 5])
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.attributes["af.messages.sent"]?.toSpanAttribute() == 3)
+        #expect(span.attributes["af.messages.received"]?.toSpanAttribute() == 5)
+
+        // A request (no message counts) adds no message series.
+        let plain = try #require(settings.attemptWillStart(attempt))
+        plain.attemptDidEnd(ObservedAttemptEnd(statusCode: 200, error: nil, bytesSent: 0, bytesReceived: 10))
+        #expect(metrics.counters(label: RequestTelemetry.messagesLabel).count == 2)
+        #expect(tracer.finishedSpans.count == 2 && tracer.finishedSpans[1].attributes["af.messages.sent"] == nil)
+    }
+
     @Test func madeUpMethodsFoldIntoOneOtherSeriesAndSpanName() async throws {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()

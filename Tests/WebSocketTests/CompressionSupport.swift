@@ -24,7 +24,7 @@ func serverInflater(_ parameters: PerMessageDeflate.Parameters) -> ([UInt8]) thr
     let decompressor = PerMessageDeflateDecompressor(parameters: serverSide(of: parameters))
     return { compressed in
         var output: [UInt8] = []
-        try decompressor.decompress(compressed, appendingTo: &output, limit: .max)
+        try decompressor.decompress(compressed[...], appendingTo: &output, limit: .max)
         try decompressor.finishMessage(appendingTo: &output, limit: .max)
         return output
     }

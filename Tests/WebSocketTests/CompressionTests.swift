@@ -178,7 +178,7 @@ struct CompressionFailureTests {
         let decompressor = PerMessageDeflateDecompressor(parameters: .init())
         var output: [UInt8] = []
         #expect(throws: WebSocketProtocolError.messageTooLarge(limit: limit)) {
-            try decompressor.decompress(bomb, appendingTo: &output, limit: limit)
+            try decompressor.decompress(bomb[...], appendingTo: &output, limit: limit)
         }
         #expect(output.count <= limit)
         #expect(output.count > limit - PerMessageDeflateDecompressor.chunkSize)

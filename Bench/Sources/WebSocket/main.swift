@@ -15,7 +15,10 @@ import FoundationNetworking
 // 3. messages/s, 256 sockets: all opened (one untimed round trip each) before the clock starts, then
 //    echoes with 4 in flight on each.
 // Implementations, each in a child process of its own (its CPU and peak RSS are its own): ours (AFWebSocket's
-// WebSocketTask on the session engine, this binary as a child), Vapor's websocket-kit (websocketkit-peer,
+// WebSocketTask on the session engine, this binary as a child) three ways: completion handlers, which run on
+// the engine thread as websocket-kit's callbacks run on its event loop (the like-for-like row), async
+// `receive()`/`send()` from the global executor (a thread hop each way per message), and the same async
+// calls from tasks on the engine's task executor; Vapor's websocket-kit (websocketkit-peer,
 // Bench/Peers/PackagePeers, built by Scripts/bench; path in AF_WEBSOCKETKIT_PEER), and corelibs Foundation's
 // URLSessionWebSocketTask (this binary as a child) where the libcurl in use has WebSocket support
 // (curl_version_info lists "ws"; Debian 12's 7.88.1 does not, and that row then says so instead of a figure).
@@ -176,6 +179,144 @@ func work(_ workload: String, base: String, count: Int, size: Int, sockets: Int,
     print("RESULT \(messages) \(seconds) \(peakResidentBytes()) \(cpu)")
 }
 
+/// The same workloads through the completion-handler API (`receive(completionHandler:)`,
+/// `send(_:completionHandler:)`), as websocket-kit's peer uses its callbacks: each handler runs on the
+/// engine thread as the message is read, and sends the next message from there.
+final class CallbackEcho: @unchecked Sendable {
+    // @unchecked Sendable: `sent` and `received` are touched only by the task's handlers, which run one
+    // after another (WebSocketTask runs them in order, never two at once).
+    let task: WebSocketTask
+    let payload: Data
+    let total: Int
+    var sent = 0
+    var received = 0
+    var done: CheckedContinuation<Void, any Error>?
+
+    init(task: WebSocketTask, payload: Data, total: Int) {
+        self.task = task
+        self.payload = payload
+        self.total = total
+    }
+
+    /// Sends the first `window` messages and echoes until `total` came back.
+    func run(window: Int) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            done = continuation
+            while sent < min(window, total) {
+                sent += 1
+                task.send(.data(payload)) { _ in }
+            }
+            task.receive(completionHandler: next)
+        }
+    }
+
+    @Sendable func next(_ result: Result<WebSocketTask.Message, any Error>) {
+        guard case .success(.data(let data)) = result, data.count == payload.count else {
+            done?.resume(throwing: WrongMessage(description: "an echo that is not the message sent: \(result)"))
+            done = nil
+            return
+        }
+        received += 1
+        if sent < total {
+            sent += 1
+            task.send(.data(payload)) { _ in }
+        }
+        if received == total {
+            done?.resume()
+            done = nil
+        } else {
+            task.receive(completionHandler: next)
+        }
+    }
+}
+
+/// Counts the messages of the /count stream through completion handlers until the server's close.
+final class CallbackCounter: @unchecked Sendable {
+    // @unchecked Sendable: as CallbackEcho's.
+    let task: WebSocketTask
+    let size: Int
+    var count = 0
+    var done: CheckedContinuation<Int, any Error>?
+
+    init(task: WebSocketTask, size: Int) {
+        self.task = task
+        self.size = size
+    }
+
+    func run() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            done = continuation
+            task.receive(completionHandler: next)
+        }
+    }
+
+    @Sendable func next(_ result: Result<WebSocketTask.Message, any Error>) {
+        switch result {
+        case .success(.data(let data)) where data.count == size:
+            count += 1
+            task.receive(completionHandler: next)
+        case .failure(WebSocketTaskError.closed(code: 1000, _)):
+            done?.resume(returning: count)
+            done = nil
+        default:
+            done?.resume(throwing: WrongMessage(description: "\(result)"))
+            done = nil
+        }
+    }
+}
+
+func callbackWork(_ workload: String, _ manager: URLSessionManager, base: String, count: Int, size: Int, sockets: Int,
+                  window: Int) async throws {
+    let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+    func open(_ path: String) -> WebSocketTask {
+        let task = manager.webSocketTask(with: URL(string: base + path)!)
+        task.offersCompression = false
+        task.resume()
+        return task
+    }
+    var messages = 0
+    var cpuStart = 0.0
+    var start = ContinuousClock.now
+    var opened: [WebSocketTask] = []
+    switch workload {
+    case "rt":
+        let task = open("/echo")
+        try await CallbackEcho(task: task, payload: payload, total: 100).run(window: 1)
+        cpuStart = cpuSeconds()
+        start = .now
+        try await CallbackEcho(task: task, payload: payload, total: count).run(window: 1)
+        messages = count
+        opened = [task]
+    case "stream":
+        cpuStart = cpuSeconds()
+        start = .now
+        messages = try await CallbackCounter(task: open("/count?n=\(count)&size=\(size)"), size: size).run()
+        guard messages == count else { throw WrongMessage(description: "\(messages) of \(count) messages") }
+    case "fan":
+        opened = (0..<sockets).map { _ in open("/echo") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in opened { group.addTask { try await CallbackEcho(task: task, payload: payload, total: 1).run(window: 1) } }
+            try await group.waitForAll()
+        }
+        cpuStart = cpuSeconds()
+        start = .now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in opened {
+                group.addTask { try await CallbackEcho(task: task, payload: payload, total: count).run(window: window) }
+            }
+            try await group.waitForAll()
+        }
+        messages = sockets * count
+    default:
+        throw WrongMessage(description: "unknown workload \(workload)")
+    }
+    let elapsed = ContinuousClock.now - start
+    let cpu = cpuSeconds() - cpuStart
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    for task in opened { task.cancel(with: 1000, reason: nil) }
+    print("RESULT \(messages) \(seconds) \(peakResidentBytes()) \(cpu)")
+}
+
 let arguments = CommandLine.arguments
 if arguments.count == 9, arguments[1] == "worker", let count = Int(arguments[5]), let size = Int(arguments[6]),
    let sockets = Int(arguments[7]), let window = Int(arguments[8]) {
@@ -187,6 +328,9 @@ if arguments.count == 9, arguments[1] == "worker", let count = Int(arguments[5])
             try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
                 OurSocket(manager, $0)
             }
+        case "af-callbacks":
+            try await callbackWork(arguments[3], URLSessionManager(sessionConfiguration: .default), base: arguments[4],
+                                   count: count, size: size, sockets: sockets, window: window)
         case "af-executor":
             // The same calls from tasks that prefer the session's engine thread as their executor (SE-0417):
             // a message resumes its reader on the thread that read it, without a hop to the global pool.
@@ -300,8 +444,9 @@ for (size, roundTrips, streamed, perSocket) in [(32, 5_000, 30_000, 100), (1_024
                               count: perSocket, size: size, sockets: 256, window: 4, unit: "msg/s"))
 }
 
-let ourName = "ours, AFWebSocket's WebSocketTask"
-let executorName = "ours, on the engine's task executor"
+let ourName = "ours, completion handlers (as websocket-kit's callbacks)"
+let asyncName = "ours, async receive() and send()"
+let executorName = "ours, async, on the engine's task executor"
 let kitName = "websocket-kit (SwiftNIO)"
 let corelibsName = "corelibs URLSessionWebSocketTask"
 let selfPath = CommandLine.arguments[0]
@@ -312,9 +457,10 @@ let curl = libcurlWebSocketSupport()
 var rows: [BenchRow] = []
 for workload in workloads {
     let extra = ["\(workload.count)", "\(workload.size)", "\(workload.sockets)", "\(workload.window)"]
-    let ours = (ourName, selfPath, ["worker", "af", workload.kind, base] + extra)
+    let ours = (ourName, selfPath, ["worker", "af-callbacks", workload.kind, base] + extra)
+    let ourAsync = (asyncName, selfPath, ["worker", "af", workload.kind, base] + extra)
     let onEngine = (executorName, selfPath, ["worker", "af-executor", workload.kind, base] + extra)
-    var contenders = [ours, onEngine]
+    var contenders = [ours, ourAsync, onEngine]
     if let kitPeer { contenders.append((kitName, kitPeer, [workload.kind, base] + extra)) }
     var runs: [String: [Run]] = [:]
     var paired: [Double] = []

@@ -52,7 +52,7 @@ final class PerMessageDeflateDecompressor: @unchecked Sendable {
     ///   `limit` bytes; ``WebSocketProtocolError/invalidCompressedData`` when the data is not DEFLATE;
     ///   ``WebSocketProtocolError/decompressionFailed(_:)`` when zlib fails otherwise (out of memory).
     ///   After an error the decompressor must not be used again.
-    func decompress(_ compressed: [UInt8], appendingTo output: inout [UInt8], limit: Int)
+    func decompress(_ compressed: ArraySlice<UInt8>, appendingTo output: inout [UInt8], limit: Int)
         throws(WebSocketProtocolError) {
         if !isStarted {
             let status = CZlib_inflateInit2(stream, -Int32(windowBits))
@@ -83,7 +83,7 @@ final class PerMessageDeflateDecompressor: @unchecked Sendable {
         // A final block (§7.2.3.4) with nothing after it completes the message: the tail would start a
         // block nothing finishes. With bytes after it (the RFC's example ends with 00), the tail is due.
         if streamEndedInMessage, stream.pointee.total_in == 0 { return }
-        try decompress(Self.messageTail, appendingTo: &output, limit: limit)
+        try decompress(Self.messageTail[...], appendingTo: &output, limit: limit)
         // zlib adds 128 to data_type when it stopped between blocks (zlib.h, inflate()).
         guard stream.pointee.data_type & 128 != 0 else { throw .invalidCompressedData }
         if resetsAfterEachMessage { inflateReset(stream) }

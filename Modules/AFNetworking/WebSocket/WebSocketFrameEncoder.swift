@@ -53,7 +53,8 @@ public struct WebSocketFrameEncoder: Sendable {
         // a 64 KiB round trip.
         bytes.append(contentsOf: frame.payload)
         // The key twice, read as a word in the machine's own byte order, lines up with any 8 payload bytes.
-        let wideKey = (key + key).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let narrowKey = UInt64(key.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let wideKey = narrowKey | narrowKey << 32
         bytes.withUnsafeMutableBytes { buffer in
             let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[headLength...])
             let words = payload.count / 8

@@ -55,10 +55,43 @@ public struct WebSocketFrameParser: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// The payload bytes of the current frame still to come, when nothing is buffered (nil otherwise, or
+    /// between frames): the consumer may take that many bytes from the connection itself and say so with
+    /// ``skipPayload(_:)``.
+    var directPayloadRemaining: Int? {
+        guard failure == nil, readIndex == buffer.count, let remainingPayload, remainingPayload > 0 else { return nil }
+        return remainingPayload
+    }
+
+    /// Counts `count` payload bytes (at most ``directPayloadRemaining``) the consumer took directly.
+    mutating func skipPayload(_ count: Int) {
+        guard let remaining = remainingPayload, count <= remaining else { return }
+        remainingPayload = remaining - count
+    }
+
     /// The next part the appended bytes complete, or nil when more bytes are needed.
     /// - Throws: ``WebSocketProtocolError`` for a frame that breaks RFC 6455 or the configuration; the
     ///   parser keeps throwing it.
     public mutating func nextPart() throws(WebSocketProtocolError) -> Part? {
+        switch try nextPiece() {
+        case nil: nil
+        case .head(let head): .head(head)
+        case .payload(let chunk): .payload(Array(chunk))
+        case .end: .end
+        }
+    }
+
+    /// A part whose payload is a view of the parser's buffer (``WebSocketProtocol`` copies it once, into
+    /// the message, instead of twice).
+    enum Piece {
+        case head(WebSocketFrameHead)
+        /// Valid until the next call that changes the parser.
+        case payload(ArraySlice<UInt8>)
+        case end
+    }
+
+    /// ``nextPart()`` without copying the payload out.
+    mutating func nextPiece() throws(WebSocketProtocolError) -> Piece? {
         if let failure { throw failure }
         let available = buffer.count - readIndex
         if let remaining = remainingPayload {
@@ -71,7 +104,7 @@ public struct WebSocketFrameParser: Sendable {
                 return nil
             }
             let count = min(remaining, available)
-            let chunk = Array(buffer[readIndex..<readIndex + count])
+            let chunk = buffer[readIndex..<readIndex + count]
             readIndex += count
             remainingPayload = remaining - count
             return .payload(chunk)

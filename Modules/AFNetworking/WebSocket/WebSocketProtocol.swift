@@ -94,7 +94,13 @@ public struct WebSocketProtocol: Sendable {
     private var controlPayload: [UInt8] = []
     /// The opcode (text or binary) of the message being reassembled; nil between messages.
     private var messageOpcode: WebSocketOpcode?
+    /// A compressed message's bytes, decompressed as they arrive.
     private var messageBytes: [UInt8] = []
+    /// An uncompressed message's bytes, reassembled in the `Data` delivered (no copy at its end).
+    private var messageData = Data()
+    /// A message that came whole in one frame, as a view of the parser's bytes (between its payload and
+    /// its end, with nothing appended to the parser in between).
+    private var wholeMessage: ArraySlice<UInt8>?
     private var messageUTF8 = UTF8Validator()
     /// Whether the message being reassembled is compressed (RSV1 on its first frame).
     private var messageIsCompressed = false
@@ -104,7 +110,7 @@ public struct WebSocketProtocol: Sendable {
     private let decompressor: PerMessageDeflateDecompressor?
 
     /// The capacity of the buffer the message is reassembled (and decompressed) in, for tests of the bound.
-    var messageBufferCapacity: Int { messageBytes.capacity }
+    var messageBufferCapacity: Int { max(messageBytes.capacity, messageData.count) }
 
     /// A protocol in the open state (the opening handshake done) with `configuration`.
     public init(configuration: Configuration = Configuration()) {
@@ -136,13 +142,35 @@ public struct WebSocketProtocol: Sendable {
         parser.append(bytes)
     }
 
+    /// ``append(_:)`` for bytes in memory the caller owns: while a data frame's payload is arriving and
+    /// nothing waits in the parser, its bytes go straight into the message (one copy instead of two).
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .open || state == .closingSent else { return }
+        var rest = bytes
+        if !rest.isEmpty, !messageIsCompressed, let frame = currentFrame, !frame.opcode.isControl,
+           let remaining = parser.directPayloadRemaining {
+            let count = min(remaining, rest.count)
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<count])
+            var validator = messageUTF8
+            // Invalid text takes the parser's way, where it fails the connection in order.
+            if messageOpcode != .text || validator.consume(piece) {
+                messageUTF8 = validator
+                messageWireByteCount += count
+                appendToMessage(count, frame) { $0(piece.assumingMemoryBound(to: UInt8.self)) }
+                parser.skipPayload(count)
+                rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+            }
+        }
+        if !rest.isEmpty { parser.append(rest) }
+    }
+
     /// Reads what ``append(_:)`` took until `maximumMessages` data messages are delivered (or the bytes
     /// run out) and returns what they call for; the rest waits for the next call.
     public mutating func process(maximumMessages: Int) -> [Action] {
         var actions: [Action] = []
         var delivered = 0
         do {
-            while delivered < maximumMessages, state == .open || state == .closingSent, let part = try parser.nextPart() {
+            while delivered < maximumMessages, state == .open || state == .closingSent, let part = try parser.nextPiece() {
                 let before = actions.count
                 try handle(part, into: &actions)
                 for action in actions[before...] {
@@ -166,7 +194,7 @@ public struct WebSocketProtocol: Sendable {
         }
     }
 
-    private mutating func handle(_ part: WebSocketFrameParser.Part, into actions: inout [Action])
+    private mutating func handle(_ part: WebSocketFrameParser.Piece, into actions: inout [Action])
         throws(WebSocketProtocolError) {
         switch part {
         case .head(let head):
@@ -183,7 +211,13 @@ public struct WebSocketProtocol: Sendable {
             } else {
                 messageWireByteCount += chunk.count
                 if messageOpcode == .text, !messageUTF8.consume(chunk) { throw .invalidUTF8 }
-                messageBytes.append(contentsOf: chunk)
+                if frame.fin, frame.opcode != .continuation, chunk.count == frame.payloadLength {
+                    // A whole message in one frame, all of it read: made from the parser's bytes at once,
+                    // without the reassembly buffer.
+                    wholeMessage = chunk
+                } else {
+                    appendToMessage(chunk.count, frame) { chunk.withUnsafeBufferPointer($0) }
+                }
             }
         case .end:
             guard let frame = currentFrame else { return }
@@ -224,9 +258,17 @@ public struct WebSocketProtocol: Sendable {
             messageIsCompressed = compressed
             messageWireByteCount = 0
             messageBytes.removeAll(keepingCapacity: false)
-            messageBytes.reserveCapacity(head.payloadLength)
+            messageData = Data()
             messageUTF8 = UTF8Validator()
         }
+    }
+
+    /// Appends `count` uncompressed payload bytes of `frame` (given by `bytes`) to the message, room for the
+    /// whole frame made at its first piece (the frame's length was checked against the limit).
+    private mutating func appendToMessage(_ count: Int, _ frame: WebSocketFrameHead,
+                                          _ bytes: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
+        if messageData.isEmpty { messageData.reserveCapacity(frame.payloadLength) }
+        bytes { messageData.append($0) }
     }
 
     /// Checks the decompressed bytes from `start` on as UTF-8 when the message is text.
@@ -237,14 +279,23 @@ public struct WebSocketProtocol: Sendable {
     private mutating func finishMessage(into actions: inout [Action]) throws(WebSocketProtocolError) {
         let opcode = messageOpcode
         messageOpcode = nil
-        let bytes = messageBytes
-        messageBytes = []
         if opcode == .text {
             // A code point cut off by the message's end is invalid too.
             guard messageUTF8.isAtBoundary else { throw .invalidUTF8 }
-            actions.append(.deliver(.text(String(decoding: bytes, as: UTF8.self))))
+        }
+        if let whole = wholeMessage {
+            wholeMessage = nil
+            actions.append(.deliver(opcode == .text ? .text(String(decoding: whole, as: UTF8.self)) : .binary(Data(whole))))
+            return
+        }
+        if messageIsCompressed {
+            let bytes = messageBytes
+            messageBytes = []
+            actions.append(.deliver(opcode == .text ? .text(String(decoding: bytes, as: UTF8.self)) : .binary(Data(bytes))))
         } else {
-            actions.append(.deliver(.binary(Data(bytes))))
+            let data = messageData
+            messageData = Data()
+            actions.append(.deliver(opcode == .text ? .text(String(decoding: data, as: UTF8.self)) : .binary(data)))
         }
     }
 

@@ -47,7 +47,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
                 let timeout = inner.closeTimeout
                 resumes.append { [self] in scheduleCloseTimeout(connection, after: timeout) }
             }
-            if !leftover.isEmpty { resumes += take(leftover, &inner, connection) }
+            if !leftover.isEmpty { resumes += leftover.withUnsafeBytes { take($0, &inner, connection) } }
             return nil
         }
         // RFC 6455 §4.1: a client that refuses the handshake fails the connection (no close frame).
@@ -71,6 +71,10 @@ extension WebSocketTask: UpgradeConnectionHandler {
         for resume in resumes { resume() }
     }
 
+    package func upgradeMessageCounts(_ connection: UpgradedConnection) -> UpgradeMessageCounts? {
+        state.withLock { UpgradeMessageCounts(sent: $0.messagesSent, received: $0.messagesReceived) }
+    }
+
     package func upgradeDidClose(_ connection: UpgradedConnection, error: (any Error)?) {
         let resumes = state.withLock { inner -> [@Sendable () -> Void] in
             inner.transportEnded = .some(error)
@@ -83,7 +87,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
     /// Bytes from the server: into the protocol, then read out a message at a time while the buffer has
     /// room (a few compressed bytes may each inflate to a whole message, so what was read is not read out
     /// at once).
-    private func take(_ bytes: some Sequence<UInt8>, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+    private func take(_ bytes: UnsafeRawBufferPointer, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
         inner.machine?.append(bytes)
         return processPending(&inner, connection)
     }
@@ -138,9 +142,15 @@ extension WebSocketTask: UpgradeConnectionHandler {
     }
 
     private func deliver(_ message: Message, _ inner: inout Inner, _ connection: UpgradedConnection) -> [@Sendable () -> Void] {
+        inner.messagesReceived += 1
         if !inner.waiters.isEmpty {
-            let waiter = inner.waiters.removeFirst()
-            return [{ waiter.continuation.resume(returning: message) }]
+            switch inner.waiters.removeFirst() {
+            case .task(_, let continuation):
+                return [{ continuation.resume(returning: message) }]
+            case .handler(let handler):
+                inner.readyCallbacks.append { handler(.success(message)) }
+                return [runReadyCallbacks]
+            }
         }
         inner.buffered.append(message)
         inner.bufferedBytes += message.byteCount

@@ -16,11 +16,30 @@ extension WebSocketTask {
         return message
     }
 
-    /// ``receive()`` with a completion handler (called on an arbitrary thread).
+    /// ``receive()`` with a completion handler: the next message, or the connection's ending
+    /// (``WebSocketTaskError``) once it ended and no message is left.
+    ///
+    /// Threading: when a message is waiting, the handler runs at once on the calling thread; otherwise it
+    /// runs on the session's engine thread when the message arrives, as websocket-kit's callbacks run on
+    /// their event loop: without a hop to another thread, so it must not block (hand long work to a queue
+    /// of your own). A handler that calls this method again is not run inside itself: handlers run one
+    /// after another, in order, however many messages wait.
     public func receive(completionHandler: @escaping @Sendable (Result<Message, any Error>) -> Void) {
-        Task {
-            do { completionHandler(.success(try await receive())) } catch { completionHandler(.failure(error)) }
+        let (runs, resumes) = state.withLock { inner -> (Bool, [@Sendable () -> Void]) in
+            var resumes: [@Sendable () -> Void] = []
+            if let message = takeBuffered(&inner) {
+                inner.readyCallbacks.append { completionHandler(.success(message)) }
+                resumes = resumeReadingIfDrained(&inner)
+            } else if let ending = inner.ending {
+                inner.readyCallbacks.append { completionHandler(.failure(ending)) }
+            } else {
+                inner.waiters.append(.handler(completionHandler))
+                return (false, [])
+            }
+            return (true, resumes)
         }
+        for resume in resumes { resume() }
+        if runs { runReadyCallbacks() }
     }
 
     /// The next message, or nil once the connection closed (a close handshake, either side's) with none
@@ -41,18 +60,19 @@ extension WebSocketTask {
                         if case .closed = ending { return (.success(nil), []) }
                         return (.failure(ending), [])
                     }
-                    inner.waiters.append(Waiter(id: id, continuation: continuation))
+                    inner.waiters.append(.task(id: id, continuation))
                     return (nil, [])
                 }
                 if let ready { continuation.resume(with: ready) }
                 for resume in resumes { resume() }
             }
         } onCancel: {
-            let waiter = state.withLock { inner -> Waiter? in
-                guard let index = inner.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return inner.waiters.remove(at: index)
+            let continuation = state.withLock { inner -> CheckedContinuation<Message?, any Error>? in
+                guard let index = inner.waiters.firstIndex(where: { if case .task(id, _) = $0 { true } else { false } }),
+                      case .task(_, let continuation) = inner.waiters.remove(at: index) else { return nil }
+                return continuation
             }
-            waiter?.continuation.resume(throwing: CancellationError())
+            continuation?.resume(throwing: CancellationError())
         }
     }
 

@@ -35,9 +35,10 @@ public final class WebSocketTask: @unchecked Sendable {
     public let protocols: [String]
     private let session: LeanSession
 
-    struct Waiter {
-        let id: UInt64
-        let continuation: CheckedContinuation<Message?, any Error>
+    /// Someone waiting for the next message: a `receive()` (async) or a completion handler.
+    enum Waiter {
+        case task(id: UInt64, CheckedContinuation<Message?, any Error>)
+        case handler(@Sendable (Result<Message, any Error>) -> Void)
     }
 
     struct Inner {
@@ -67,6 +68,15 @@ public final class WebSocketTask: @unchecked Sendable {
         var transportEnded: (any Error)??
         var waiters: [Waiter] = []
         var nextWaiterID: UInt64 = 0
+        /// Completion handlers with their outcome, run one after another by whoever finds
+        /// `runsCallbacks` false (so a handler that calls `receive(completionHandler:)` again while
+        /// messages wait does not recurse once per message).
+        var readyCallbacks: [@Sendable () -> Void] = []
+        var readyCallbacksHead = 0
+        var runsCallbacks = false
+        /// Data messages sent and received, for the session's observer.
+        var messagesSent = 0
+        var messagesReceived = 0
         var pongHandlers: [@Sendable ((any Error)?) -> Void] = []
         /// Frames made before the handshake completed, written once it does.
         var pendingBytes: [UInt8] = []
@@ -217,7 +227,11 @@ public final class WebSocketTask: @unchecked Sendable {
     /// Queues `message` to be sent (frames made now, written in order).
     /// - Throws: ``WebSocketTaskError``: the connection's ending once it ended, ``WebSocketTaskError/sendQueueFull(_:)``.
     public func send(_ message: Message) async throws {
-        try enqueue(bound: message.byteCount) { machine throws(WebSocketSendError) in
+        try enqueueMessage(message)
+    }
+
+    private func enqueueMessage(_ message: Message) throws(WebSocketTaskError) {
+        try enqueue(bound: message.byteCount, isMessage: true) { machine throws(WebSocketSendError) in
             switch message {
             case .string(let text): try machine.send(text: text)
             case .data(let data): try machine.send(binary: data)
@@ -225,15 +239,14 @@ public final class WebSocketTask: @unchecked Sendable {
         }
     }
 
-    /// ``send(_:)`` with a completion handler (called on an arbitrary thread, nil on success).
+    /// ``send(_:)`` with a completion handler, called once the message's frame is queued for the socket
+    /// (nil) or refused (the error), before this method returns, on the calling thread.
     public func send(_ message: Message, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await send(message)
-                completionHandler(nil)
-            } catch {
-                completionHandler(error)
-            }
+        do {
+            try enqueueMessage(message)
+            completionHandler(nil)
+        } catch {
+            completionHandler(error)
         }
     }
 
@@ -251,7 +264,8 @@ public final class WebSocketTask: @unchecked Sendable {
     /// Makes a frame and queues it. `bound`: the message's bytes, so that the room for its frame (at most
     /// the message, the frame head and deflate's few bytes of overhead) is checked before it is made: with
     /// context takeover a compressor moves on with every message it makes, so a frame made must be sent.
-    private func enqueue(bound: Int, _ frame: (WebSocketProtocol) throws(WebSocketSendError) -> [UInt8]) throws(WebSocketTaskError) {
+    private func enqueue(bound: Int, isMessage: Bool = false,
+                         _ frame: (WebSocketProtocol) throws(WebSocketSendError) -> [UInt8]) throws(WebSocketTaskError) {
         let frameBound = bound + bound / 1_000 + 64
         try state.withLock { inner throws(WebSocketTaskError) in
             if let ending = inner.ending { throw ending }
@@ -262,6 +276,7 @@ public final class WebSocketTask: @unchecked Sendable {
             }
             let bytes: [UInt8]
             do throws(WebSocketSendError) { bytes = try frame(machine) } catch { throw .invalidMessage(error) }
+            if isMessage { inner.messagesSent += 1 }
             if inner.isOpen, let connection = inner.connection {
                 // Every send and every pong is queued under this lock, and the engine only drains the
                 // queue, so the room checked above is still there unless the connection is closing.
@@ -301,6 +316,30 @@ public final class WebSocketTask: @unchecked Sendable {
         return resumes
     }
 
+    /// Runs the completion handlers waiting in `readyCallbacks`, in order, unless another thread (or an
+    /// outer call on this one) is running them already.
+    @Sendable func runReadyCallbacks() {
+        let starts = state.withLock { inner -> Bool in
+            guard !inner.runsCallbacks else { return false }
+            inner.runsCallbacks = true
+            return true
+        }
+        guard starts else { return }
+        while let next = state.withLock({ inner -> (@Sendable () -> Void)? in
+            guard inner.readyCallbacksHead < inner.readyCallbacks.count else {
+                inner.readyCallbacks.removeAll(keepingCapacity: true)
+                inner.readyCallbacksHead = 0
+                inner.runsCallbacks = false
+                return nil
+            }
+            let next = inner.readyCallbacks[inner.readyCallbacksHead]
+            inner.readyCallbacksHead += 1
+            return next
+        }) {
+            next()
+        }
+    }
+
     /// Records the ending and returns the resumptions of everyone waiting.
     func end(_ inner: inout Inner, _ ending: WebSocketTaskError) -> [@Sendable () -> Void] {
         if inner.ending == nil { inner.ending = ending }
@@ -313,9 +352,15 @@ public final class WebSocketTask: @unchecked Sendable {
         var resumes: [@Sendable () -> Void] = []
         for waiter in waiters {
             // A waiter has no message left to take (it would not wait otherwise).
-            if case .closed = final { resumes.append { waiter.continuation.resume(returning: nil) } }
-            else { resumes.append { waiter.continuation.resume(throwing: final) } }
+            switch waiter {
+            case .task(_, let continuation):
+                if case .closed = final { resumes.append { continuation.resume(returning: nil) } }
+                else { resumes.append { continuation.resume(throwing: final) } }
+            case .handler(let handler):
+                inner.readyCallbacks.append { handler(.failure(final)) }
+            }
         }
+        if inner.readyCallbacksHead < inner.readyCallbacks.count { resumes.append(runReadyCallbacks) }
         for pong in pongs { resumes.append { pong(final) } }
         if let keepAlive = inner.keepAlive {
             inner.keepAlive = nil

@@ -108,6 +108,13 @@ final class SessionEngine: @unchecked Sendable {
     var connectingUpgrades = 0
     /// Where upgraded connections' bytes are read into (engine thread; made on first use, freed with the engine).
     var upgradeReadStorage: UnsafeMutableRawBufferPointer?
+    /// The connection being serviced (engine thread): what its handler sends from inside a read is written
+    /// before the service ends, without a wake-up or another turn of the loop.
+    var servicingUpgrade: UpgradedConnection?
+    /// The sockets of the last poll and, at the same index, their connections (kept between turns: no
+    /// allocation per turn).
+    var upgradePollDescriptors: [curl_waitfd] = []
+    var upgradePollConnections: [UpgradedConnection] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
@@ -242,6 +249,9 @@ final class SessionEngine: @unchecked Sendable {
 
     private func run() {
         confinement.claim()
+        // Named from the thread itself: on Linux, Foundation applies a name set before `start()` to the
+        // Thread object only, and the thread keeps its creator's (a dispatch worker's) in top and perf.
+        Thread.current.name = "AFCore.engine"
         while true {
             clock.tick()
             inbox.withLock { swap(&$0.commands, &takenCommands) }
@@ -292,22 +302,22 @@ final class SessionEngine: @unchecked Sendable {
             }
             let window = busyPolling.window
             // Upgraded connections' sockets are watched in the same poll (none: no extra cost).
-            var upgradeSockets = upgradeWaitDescriptors()
+            collectUpgradeWaitDescriptors()
             var polledUpgrades = false
             if wait > 0 && window == 0 {
-                pollWaiting(Int32(wait), upgradeSockets: &upgradeSockets)
+                pollWaiting(Int32(wait))
                 polledUpgrades = true
             } else if wait > 0 {
                 let idleSince = DispatchTime.now().uptimeNanoseconds
-                if upgradeSockets.isEmpty && busyPoll() {
+                if upgradePollDescriptors.isEmpty && busyPoll() {
                     // A socket or a command is ready.
                 } else {
-                    pollWaiting(Int32(wait), upgradeSockets: &upgradeSockets)
+                    pollWaiting(Int32(wait))
                     polledUpgrades = true
                 }
                 idleGaps.record(DispatchTime.now().uptimeNanoseconds &- idleSince, window: window)
             }
-            serviceReadyUpgrades(upgradeSockets, polled: polledUpgrades)
+            serviceReadyUpgrades(polled: polledUpgrades)
         }
         shutDown()
     }

@@ -33,13 +33,13 @@ extension SessionEngine {
     }
 
     /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
-    /// wake-up pipe and `upgradeSockets` (whose `revents` it fills).
-    func pollWaiting(_ milliseconds: Int32, upgradeSockets: inout [curl_waitfd]) {
-        if upgradeSockets.isEmpty {
+    /// wake-up pipe and ``upgradePollDescriptors`` (whose `revents` it fills).
+    func pollWaiting(_ milliseconds: Int32) {
+        if upgradePollDescriptors.isEmpty {
             curl_multi_poll(multi, nil, 0, milliseconds, nil)
         } else {
-            let count = UInt32(upgradeSockets.count)
-            upgradeSockets.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+            let count = UInt32(upgradePollDescriptors.count)
+            upgradePollDescriptors.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
         }
     }
 
@@ -51,6 +51,9 @@ extension SessionEngine {
 
     /// Asks the engine to write, read or close `connection` as its shared state now says (any thread).
     func wakeUpgrade(_ connection: UpgradedConnection) {
+        // From the connection's own handler, inside its service: what it queued is written before the
+        // service ends (and a close or a pause is seen there too).
+        if confinement.isOnOwner && servicingUpgrade === connection { return }
         _ = sendUpgradeCommand(.service, connection)
     }
 
@@ -155,34 +158,52 @@ extension SessionEngine {
         serviceUpgrade(connection, readable: true, writable: true)
     }
 
-    /// Writes what is queued, reads what has arrived (while reading is on) and closes when asked.
+    /// Writes what is queued, reads what has arrived (while reading is on), writes what the handler
+    /// queued while reading (an echo, a pong: on the same turn, without a wake-up), and closes when asked.
     func serviceUpgrade(_ connection: UpgradedConnection, readable: Bool = true, writable: Bool = true) {
         confinement.assertOnOwner("an upgraded connection")
         guard upgrades[ObjectIdentifier(connection)] != nil else { return }
         let phase = connection.engineState.phase
         guard phase == .handshake || phase == .open else { return }
-        let (reading, closeRequested) = connection.shared.withLock { state -> (Bool, Bool) in
+        let (reading, closeRequested) = takeOutbox(connection)
+        if writable, let error = writePending(connection) {
+            closeUpgrade(connection, error: error)
+            return
+        }
+        if readable && (reading || phase == .handshake) {
+            servicingUpgrade = connection
+            let outcome = readAvailable(connection)
+            servicingUpgrade = nil
+            if let outcome {
+                closeUpgrade(connection, error: outcome)
+                return
+            }
+            if connection.engineState.phase == .open {
+                _ = takeOutbox(connection)
+                if let error = writePending(connection) {
+                    closeUpgrade(connection, error: error)
+                    return
+                }
+            }
+        }
+        if (closeRequested || connection.shared.withLock({ $0.closeRequested })) && connection.engineState.phase != .closed
+            && connection.engineState.writeOffset >= connection.engineState.writing.count
+            && connection.shared.withLock({ $0.outbox.isEmpty }) {
+            closeUpgrade(connection, error: nil)
+        }
+    }
+
+    /// Moves the queued bytes to `writing` once what was taken before is written; returns whether
+    /// reading is on and whether a close was asked for.
+    private func takeOutbox(_ connection: UpgradedConnection) -> (reading: Bool, closeRequested: Bool) {
+        let phase = connection.engineState.phase
+        return connection.shared.withLock { state -> (Bool, Bool) in
             if phase == .open, connection.engineState.writeOffset >= connection.engineState.writing.count, !state.outbox.isEmpty {
                 swap(&connection.engineState.writing, &state.outbox)
                 state.outbox.removeAll(keepingCapacity: true)
                 connection.engineState.writeOffset = 0
             }
             return (state.reading, state.closeRequested)
-        }
-        if writable, let error = writePending(connection) {
-            closeUpgrade(connection, error: error)
-            return
-        }
-        if readable && (reading || phase == .handshake) {
-            if let outcome = readAvailable(connection) {
-                closeUpgrade(connection, error: outcome)
-                return
-            }
-        }
-        if closeRequested && connection.engineState.phase != .closed
-            && connection.engineState.writeOffset >= connection.engineState.writing.count
-            && connection.shared.withLock({ $0.outbox.isEmpty }) {
-            closeUpgrade(connection, error: nil)
         }
     }
 
@@ -318,11 +339,13 @@ extension SessionEngine {
         connection.handler.upgradeDidFail(connection, error: error, response: response)
     }
 
-    /// The sockets the poll watches for open connections: readable while reading is on (or the head is
-    /// awaited), writable while bytes wait.
-    func upgradeWaitDescriptors() -> [curl_waitfd] {
-        guard !upgrades.isEmpty else { return [] }
-        var descriptors: [curl_waitfd] = []
+    /// Fills ``upgradePollDescriptors`` (and ``upgradePollConnections``) with the sockets the poll
+    /// watches for open connections: readable while reading is on (or the head is awaited), writable
+    /// while bytes wait.
+    func collectUpgradeWaitDescriptors() {
+        upgradePollDescriptors.removeAll(keepingCapacity: true)
+        upgradePollConnections.removeAll(keepingCapacity: true)
+        guard !upgrades.isEmpty else { return }
         for connection in upgrades.values where connection.engineState.socket >= 0 {
             let (reading, queued) = connection.shared.withLock { ($0.reading, !$0.outbox.isEmpty) }
             var events: Int16 = 0
@@ -331,23 +354,24 @@ extension SessionEngine {
                 events |= Int16(CURL_WAIT_POLLOUT)
             }
             guard events != 0 else { continue }
-            descriptors.append(curl_waitfd(fd: connection.engineState.socket, events: events, revents: 0))
+            upgradePollDescriptors.append(curl_waitfd(fd: connection.engineState.socket, events: events, revents: 0))
+            upgradePollConnections.append(connection)
         }
-        return descriptors
     }
 
     /// Services the connections whose sockets the poll found ready (all of them when it did not poll).
-    func serviceReadyUpgrades(_ descriptors: [curl_waitfd], polled: Bool) {
+    func serviceReadyUpgrades(polled: Bool) {
         guard !upgrades.isEmpty else { return }
         if !polled {
             for connection in Array(upgrades.values) { serviceUpgrade(connection) }
             return
         }
-        let ready = Dictionary(descriptors.map { ($0.fd, $0.revents) }, uniquingKeysWith: { a, _ in a })
-        for connection in Array(upgrades.values) {
-            guard let revents = ready[connection.engineState.socket], revents != 0 else { continue }
+        for index in upgradePollDescriptors.indices {
+            let revents = upgradePollDescriptors[index].revents
+            guard revents != 0 else { continue }
             let hangUp = revents & Int16(CURL_WAIT_POLLPRI) != 0
-            serviceUpgrade(connection, readable: revents & Int16(CURL_WAIT_POLLIN) != 0 || hangUp,
+            // A connection closed earlier in this loop is no longer in `upgrades` and is skipped there.
+            serviceUpgrade(upgradePollConnections[index], readable: revents & Int16(CURL_WAIT_POLLIN) != 0 || hangUp,
                            writable: revents & Int16(CURL_WAIT_POLLOUT) != 0)
         }
     }

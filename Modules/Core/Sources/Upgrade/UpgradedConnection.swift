@@ -21,6 +21,24 @@ package protocol UpgradeConnectionHandler: AnyObject, Sendable {
     /// The connection closed: nil after ``UpgradedConnection/close()`` or the server's orderly close,
     /// else the transport's error.
     func upgradeDidClose(_ connection: UpgradedConnection, error: (any Error)?)
+    /// The messages sent and received over the connection so far, for the session's observer when the
+    /// connection ends (``UpgradeMessageCounts``); nil, the default, for a protocol without messages.
+    func upgradeMessageCounts(_ connection: UpgradedConnection) -> UpgradeMessageCounts?
+}
+
+extension UpgradeConnectionHandler {
+    package func upgradeMessageCounts(_ connection: UpgradedConnection) -> UpgradeMessageCounts? { nil }
+}
+
+/// How many messages went each way over an upgraded connection (a WebSocket's data messages).
+package struct UpgradeMessageCounts: Sendable, Equatable {
+    package var sent: Int
+    package var received: Int
+
+    package init(sent: Int, received: Int) {
+        self.sent = sent
+        self.received = received
+    }
 }
 
 /// A connection the engine opened for an HTTP/1.1 upgrade (`Connection: Upgrade`) and hands over once
@@ -98,8 +116,10 @@ package final class UpgradedConnection: @unchecked Sendable {
     func endObservation(error: (any Error)?) {
         guard let observation else { return }
         self.observation = nil
+        let messages = handler.upgradeMessageCounts(self)
         observation.attemptDidEnd(ObservedAttemptEnd(statusCode: engineState.statusCode, error: error,
-                                                     bytesSent: engineState.bytesSent, bytesReceived: engineState.bytesReceived))
+                                                     bytesSent: engineState.bytesSent, bytesReceived: engineState.bytesReceived,
+                                                     messagesSent: messages?.sent, messagesReceived: messages?.received))
     }
 
     package init(request: URLRequest, handler: any UpgradeConnectionHandler, maximumQueuedBytes: Int = 16 << 20) {
