@@ -280,8 +280,10 @@ struct WebSocketTests {
                 }
                 task.receive(completionHandler: next)
             }
-            task.send(.string("message 0")) { _ in }
+            // The handler waits before the first message goes: every echo then finds it waiting, and the
+            // engine runs it as it reads the echo.
             task.receive(completionHandler: next)
+            task.send(.string("message 0")) { _ in }
         }
         #expect(received == (0..<200).map { "message \($0)" })
         task.cancel()

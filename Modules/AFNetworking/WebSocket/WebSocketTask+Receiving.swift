@@ -22,8 +22,9 @@ extension WebSocketTask {
     /// Threading: when a message is waiting, the handler runs at once on the calling thread; otherwise it
     /// runs on the session's engine thread when the message arrives, as websocket-kit's callbacks run on
     /// their event loop: without a hop to another thread, so it must not block (hand long work to a queue
-    /// of your own). A handler that calls this method again is not run inside itself: handlers run one
-    /// after another, in order, however many messages wait.
+    /// of your own). Handlers run one after another, in order, never beside or inside each other: a
+    /// handler that calls this method again while messages wait is run after it returns, and one that
+    /// becomes due while another thread is running this task's handlers runs on that thread, after them.
     public func receive(completionHandler: @escaping @Sendable (Result<Message, any Error>) -> Void) {
         let (runs, resumes) = state.withLock { inner -> (Bool, [@Sendable () -> Void]) in
             var resumes: [@Sendable () -> Void] = []

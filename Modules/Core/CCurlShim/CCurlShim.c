@@ -1,3 +1,4 @@
+#define _GNU_SOURCE  /* pthread_setname_np */
 #include <openssl/crypto.h>
 #include <curl/curl.h>
 #include <limits.h>
@@ -310,4 +311,12 @@ int afc_easy_peer_chain(CURL *handle, afc_certificate_sink sink, void *context) 
         OPENSSL_free(der);
     }
     return count;
+}
+
+/// Names the calling thread as the kernel shows it (top, perf, /proc/PID/task/TID/comm): at most 15 bytes.
+void afc_name_current_thread(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    pthread_setname_np(pthread_self(), truncated);
 }

@@ -98,4 +98,7 @@ int afc_identity_sink_present(afc_identity_sink *sink, const unsigned char *cert
 CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, void *trust_userdata,
                                afc_identity_decider identity_decider);
 
+/// Names the calling thread as the kernel shows it (at most 15 bytes are kept).
+void afc_name_current_thread(const char *name);
+
 #endif

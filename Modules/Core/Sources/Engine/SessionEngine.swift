@@ -249,9 +249,10 @@ final class SessionEngine: @unchecked Sendable {
 
     private func run() {
         confinement.claim()
-        // Named from the thread itself: on Linux, Foundation applies a name set before `start()` to the
-        // Thread object only, and the thread keeps its creator's (a dispatch worker's) in top and perf.
-        Thread.current.name = "AFCore.engine"
+        // Named from the thread itself: corelibs Foundation names the kernel's thread only if the Thread
+        // object already knows its pthread, which the starting thread records after the new one may
+        // have begun; the thread otherwise keeps its creator's name (a dispatch worker's) in top and perf.
+        afc_name_current_thread("AFCore.engine")
         while true {
             clock.tick()
             inbox.withLock { swap(&$0.commands, &takenCommands) }
