@@ -80,6 +80,39 @@ struct WebSocketTests {
         for task in tasks { task.cancel() }
     }
 
+    @Test func twoHundredSocketsStayWatchedWhileHalfCloseAndNewOnesTakeTheirDescriptors() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        /// Echoes one message on every task, all at once.
+        func echoAll(_ tasks: [WebSocketTask], _ round: String) async throws -> [WebSocketTask.Message] {
+            try await withThrowingTaskGroup(of: (Int, WebSocketTask.Message).self) { group in
+                for (index, task) in tasks.enumerated() {
+                    group.addTask {
+                        try await task.send(.string("\(round) \(index)"))
+                        return (index, try await task.receive())
+                    }
+                }
+                var echoes = [WebSocketTask.Message?](repeating: nil, count: tasks.count)
+                for try await (index, message) in group { echoes[index] = message }
+                return echoes.map { $0 ?? .string("missing") }
+            }
+        }
+        var tasks = (0..<200).map { _ in manager.webSocketTask(with: server.url("/echo")) }
+        for task in tasks { task.resume() }
+        #expect(try await echoAll(tasks, "first") == (0..<200).map { .string("first \($0)") })
+        // Half close (their sockets leave the watch before libcurl closes them); new ones may get the
+        // same descriptor numbers and must be watched as themselves.
+        for task in tasks[..<100] {
+            task.cancel()
+            for try await _ in task.messages {}
+        }
+        tasks = Array(tasks[100...]) + (0..<100).map { _ in manager.webSocketTask(with: server.url("/echo")) }
+        for task in tasks[100...] { task.resume() }
+        #expect(try await echoAll(tasks, "second") == (0..<200).map { .string("second \($0)") })
+        for task in tasks { task.cancel() }
+    }
+
     @Test func aCancelBeforeTheHandshakeCompletesStillSendsWhatCameBeforeIt() async throws {
         let server = try await WebSocketServer.shared()
         let manager = manager()

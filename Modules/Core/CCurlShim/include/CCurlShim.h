@@ -2,6 +2,7 @@
 #define AF_CCURLSHIM_H
 // Typed wrappers for libcurl's variadic calls, and the OpenSSL verify hook Core installs through
 // CURLOPT_SSL_CTX_FUNCTION. Swift cannot call C variadic functions, so every option type gets one.
+#include <sys/epoll.h>  /* upgraded connections' sockets (UpgradeSocketWatch) */
 #include <curl/curl.h>
 #include <stddef.h>
 

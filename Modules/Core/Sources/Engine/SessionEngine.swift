@@ -111,10 +111,14 @@ final class SessionEngine: @unchecked Sendable {
     /// The connection being serviced (engine thread): what its handler sends from inside a read is written
     /// before the service ends, without a wake-up or another turn of the loop.
     var servicingUpgrade: UpgradedConnection?
-    /// The sockets of the last poll and, at the same index, their connections (kept between turns: no
-    /// allocation per turn).
+    /// Upgraded connections' sockets, watched with epoll (``UpgradeSocketWatch``), and the connections by
+    /// socket while watched or being opened.
+    var upgradeWatch = UpgradeSocketWatch()
+    var upgradesBySocket: [Int32: UpgradedConnection] = [:]
+    /// What the loop's poll watches beside the transfers (the epoll descriptor, while connections are
+    /// open) and what epoll found ready (both kept between turns: no allocation per turn).
     var upgradePollDescriptors: [curl_waitfd] = []
-    var upgradePollConnections: [UpgradedConnection] = []
+    var readyUpgrades: [UpgradeSocketWatch.Ready] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
@@ -353,6 +357,7 @@ final class SessionEngine: @unchecked Sendable {
         for idle in idleHandles { curl_easy_cleanup(idle.handle) }
         idleHandles.removeAll()
         if let upgradeMultiStorage { curl_multi_cleanup(upgradeMultiStorage) }
+        upgradeWatch.close()
         curl_multi_cleanup(multi)
         // The connections closed with the multi handle: the gauges say so (0 open, 0 waiting).
         reportGauges()

@@ -152,6 +152,7 @@ extension SessionEngine {
         var socket: Int32 = -1
         afc_easy_active_socket(handle, &socket)
         connection.engineState.socket = socket
+        upgradesBySocket[socket] = connection
         connection.engineState.phase = .handshake
         connection.engineState.writing = connection.engineState.requestHead
         connection.engineState.writeOffset = 0
@@ -190,6 +191,27 @@ extension SessionEngine {
             && connection.engineState.writeOffset >= connection.engineState.writing.count
             && connection.shared.withLock({ $0.outbox.isEmpty }) {
             closeUpgrade(connection, error: nil)
+            return
+        }
+        watchSocket(of: connection)
+    }
+
+    /// Has epoll watch the connection's socket for what it now waits for: readable while reading is on
+    /// (or the head is awaited), writable while bytes wait.
+    private func watchSocket(of connection: UpgradedConnection) {
+        let phase = connection.engineState.phase
+        guard phase == .handshake || phase == .open, connection.engineState.socket >= 0 else { return }
+        let (reading, queued) = connection.shared.withLock { ($0.reading, !$0.outbox.isEmpty) }
+        var wanted: UInt32 = 0
+        if reading || phase == .handshake { wanted |= UpgradeSocketWatch.readable }
+        if queued || connection.engineState.writeOffset < connection.engineState.writing.count {
+            wanted |= UpgradeSocketWatch.writable
+        }
+        guard upgradeWatch.watch(connection.engineState.socket, wanted: wanted, registered: &connection.engineState.watchedEvents)
+        else {
+            closeUpgrade(connection, error: CurlErrorMapping.error(.cannotConnectToHost, url: connection.request.url,
+                                                                   description: "The connection's socket cannot be watched (epoll failed)."))
+            return
         }
     }
 
@@ -318,6 +340,11 @@ extension SessionEngine {
     private func releaseUpgrade(_ connection: UpgradedConnection) {
         if connection.engineState.phase == .connecting && connection.engineState.handle != nil { connectingUpgrades -= 1 }
         connection.engineState.phase = .closed
+        if connection.engineState.socket >= 0 {
+            // Before libcurl closes the socket: a descriptor number may come back for another connection.
+            upgradeWatch.unwatch(connection.engineState.socket, registered: &connection.engineState.watchedEvents)
+            upgradesBySocket[connection.engineState.socket] = nil
+        }
         if let handle = connection.engineState.handle {
             curl_multi_remove_handle(upgradeMulti, handle)
             curl_easy_cleanup(handle)
@@ -339,40 +366,24 @@ extension SessionEngine {
         connection.handler.upgradeDidFail(connection, error: error, response: response)
     }
 
-    /// Fills ``upgradePollDescriptors`` (and ``upgradePollConnections``) with the sockets the poll
-    /// watches for open connections: readable while reading is on (or the head is awaited), writable
-    /// while bytes wait.
+    /// Fills ``upgradePollDescriptors`` with what the loop's poll watches for upgraded connections: the
+    /// epoll descriptor while any socket is watched (one descriptor however many connections are open).
     func collectUpgradeWaitDescriptors() {
         upgradePollDescriptors.removeAll(keepingCapacity: true)
-        upgradePollConnections.removeAll(keepingCapacity: true)
-        guard !upgrades.isEmpty else { return }
-        for connection in upgrades.values where connection.engineState.socket >= 0 {
-            let (reading, queued) = connection.shared.withLock { ($0.reading, !$0.outbox.isEmpty) }
-            var events: Int16 = 0
-            if reading || connection.engineState.phase == .handshake { events |= Int16(CURL_WAIT_POLLIN) }
-            if queued || connection.engineState.writeOffset < connection.engineState.writing.count {
-                events |= Int16(CURL_WAIT_POLLOUT)
-            }
-            guard events != 0 else { continue }
-            upgradePollDescriptors.append(curl_waitfd(fd: connection.engineState.socket, events: events, revents: 0))
-            upgradePollConnections.append(connection)
-        }
+        guard !upgradesBySocket.isEmpty, upgradeWatch.descriptor >= 0 else { return }
+        upgradePollDescriptors.append(curl_waitfd(fd: upgradeWatch.descriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0))
     }
 
-    /// Services the connections whose sockets the poll found ready (all of them when it did not poll).
+    /// Services the connections whose sockets epoll found ready (asked without waiting when the loop did
+    /// not poll, or its poll found the epoll descriptor readable).
     func serviceReadyUpgrades(polled: Bool) {
-        guard !upgrades.isEmpty else { return }
-        if !polled {
-            for connection in Array(upgrades.values) { serviceUpgrade(connection) }
-            return
-        }
-        for index in upgradePollDescriptors.indices {
-            let revents = upgradePollDescriptors[index].revents
-            guard revents != 0 else { continue }
-            let hangUp = revents & Int16(CURL_WAIT_POLLPRI) != 0
-            // A connection closed earlier in this loop is no longer in `upgrades` and is skipped there.
-            serviceUpgrade(upgradePollConnections[index], readable: revents & Int16(CURL_WAIT_POLLIN) != 0 || hangUp,
-                           writable: revents & Int16(CURL_WAIT_POLLOUT) != 0)
+        guard !upgradesBySocket.isEmpty else { return }
+        if polled, let epoll = upgradePollDescriptors.first, epoll.revents == 0 { return }
+        upgradeWatch.collectReady(into: &readyUpgrades)
+        for ready in readyUpgrades {
+            // A connection closed earlier in this loop is no longer in the table.
+            guard let connection = upgradesBySocket[ready.socket] else { continue }
+            serviceUpgrade(connection, readable: ready.readable, writable: ready.writable)
         }
     }
 

@@ -81,6 +81,8 @@ package final class UpgradedConnection: @unchecked Sendable {
         var phase = Phase.connecting
         var handle: UnsafeMutableRawPointer?
         var socket: Int32 = -1
+        /// The events epoll watches the socket for (nil: not watched).
+        var watchedEvents: UInt32?
         /// The response head read so far (handshake phase).
         var head: [UInt8] = []
         /// How far `head` has been searched for its end (so a head trickled in a byte at a time is not
