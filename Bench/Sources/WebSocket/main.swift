@@ -42,6 +42,8 @@ protocol BenchSocket: Sendable {
     func receive() async throws -> Int
     /// The messages until the server closes: their count, or throws if one has the wrong size.
     func receiveUntilClosed(size: Int) async throws -> Int
+    /// `total` echoes of `payload`, `window` in flight (sent as earlier ones come back).
+    func echo(payload: Data, total: Int, window: Int) async throws
     func close()
 }
 
@@ -114,19 +116,22 @@ struct CorelibsSocket: BenchSocket {
     func close() { task.cancel(with: .normalClosure, reason: nil) }
 }
 
-/// `total` echoes of `payload` on `socket`, `window` in flight (sent as earlier ones come back).
-func echo(_ socket: some BenchSocket, payload: Data, total: Int, window: Int) async throws {
-    var sent = 0
-    while sent < min(window, total) {
-        try await socket.send(payload)
-        sent += 1
-    }
-    for _ in 0..<total {
-        let size = try await socket.receive()
-        guard size == payload.count else { throw WrongMessage(description: "an echo of \(size) bytes") }
-        if sent < total {
-            try await socket.send(payload)
+extension BenchSocket {
+    /// `total` echoes of `payload`, `window` in flight (sent as earlier ones come back), through `send`
+    /// and `receive`.
+    func echo(payload: Data, total: Int, window: Int) async throws {
+        var sent = 0
+        while sent < min(window, total) {
+            try await send(payload)
             sent += 1
+        }
+        for _ in 0..<total {
+            let size = try await receive()
+            guard size == payload.count else { throw WrongMessage(description: "an echo of \(size) bytes") }
+            if sent < total {
+                try await send(payload)
+                sent += 1
+            }
         }
     }
 }
@@ -142,10 +147,10 @@ func work(_ workload: String, base: String, count: Int, size: Int, sockets: Int,
     switch workload {
     case "rt":
         let socket = open(URL(string: base + "/echo")!)
-        try await echo(socket, payload: payload, total: 100, window: 1)
+        try await socket.echo(payload: payload, total: 100, window: 1)
         cpuStart = cpuSeconds()
         start = .now
-        try await echo(socket, payload: payload, total: count, window: 1)
+        try await socket.echo(payload: payload, total: count, window: 1)
         messages = count
         opened = [socket]
     case "stream":
@@ -157,14 +162,14 @@ func work(_ workload: String, base: String, count: Int, size: Int, sockets: Int,
     case "fan":
         opened = (0..<sockets).map { _ in open(URL(string: base + "/echo")!) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for socket in opened { group.addTask { try await echo(socket, payload: payload, total: 1, window: 1) } }
+            for socket in opened { group.addTask { try await socket.echo(payload: payload, total: 1, window: 1) } }
             try await group.waitForAll()
         }
         cpuStart = cpuSeconds()
         start = .now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for socket in opened {
-                group.addTask { try await echo(socket, payload: payload, total: count, window: window) }
+                group.addTask { try await socket.echo(payload: payload, total: count, window: window) }
             }
             try await group.waitForAll()
         }
@@ -265,56 +270,20 @@ final class CallbackCounter: @unchecked Sendable {
     }
 }
 
-func callbackWork(_ workload: String, _ manager: URLSessionManager, base: String, count: Int, size: Int, sockets: Int,
-                  window: Int) async throws {
-    let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
-    func open(_ path: String) -> WebSocketTask {
-        let task = manager.webSocketTask(with: URL(string: base + path)!)
-        task.offersCompression = false
-        task.resume()
-        return task
+/// Ours through completion handlers: the workloads' echoes and counts driven by CallbackEcho and
+/// CallbackCounter (sending and receiving one at a time are OurSocket's).
+struct CallbackSocket: BenchSocket {
+    let socket: OurSocket
+
+    init(_ manager: URLSessionManager, _ url: URL) { socket = OurSocket(manager, url) }
+
+    func send(_ data: Data) async throws { try await socket.send(data) }
+    func receive() async throws -> Int { try await socket.receive() }
+    func receiveUntilClosed(size: Int) async throws -> Int { try await CallbackCounter(task: socket.task, size: size).run() }
+    func echo(payload: Data, total: Int, window: Int) async throws {
+        try await CallbackEcho(task: socket.task, payload: payload, total: total).run(window: window)
     }
-    var messages = 0
-    var cpuStart = 0.0
-    var start = ContinuousClock.now
-    var opened: [WebSocketTask] = []
-    switch workload {
-    case "rt":
-        let task = open("/echo")
-        try await CallbackEcho(task: task, payload: payload, total: 100).run(window: 1)
-        cpuStart = cpuSeconds()
-        start = .now
-        try await CallbackEcho(task: task, payload: payload, total: count).run(window: 1)
-        messages = count
-        opened = [task]
-    case "stream":
-        cpuStart = cpuSeconds()
-        start = .now
-        messages = try await CallbackCounter(task: open("/count?n=\(count)&size=\(size)"), size: size).run()
-        guard messages == count else { throw WrongMessage(description: "\(messages) of \(count) messages") }
-    case "fan":
-        opened = (0..<sockets).map { _ in open("/echo") }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for task in opened { group.addTask { try await CallbackEcho(task: task, payload: payload, total: 1).run(window: 1) } }
-            try await group.waitForAll()
-        }
-        cpuStart = cpuSeconds()
-        start = .now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for task in opened {
-                group.addTask { try await CallbackEcho(task: task, payload: payload, total: count).run(window: window) }
-            }
-            try await group.waitForAll()
-        }
-        messages = sockets * count
-    default:
-        throw WrongMessage(description: "unknown workload \(workload)")
-    }
-    let elapsed = ContinuousClock.now - start
-    let cpu = cpuSeconds() - cpuStart
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    for task in opened { task.cancel(with: 1000, reason: nil) }
-    print("RESULT \(messages) \(seconds) \(peakResidentBytes()) \(cpu)")
+    func close() { socket.close() }
 }
 
 let arguments = CommandLine.arguments
@@ -329,8 +298,10 @@ if arguments.count == 9, arguments[1] == "worker", let count = Int(arguments[5])
                 OurSocket(manager, $0)
             }
         case "af-callbacks":
-            try await callbackWork(arguments[3], URLSessionManager(sessionConfiguration: .default), base: arguments[4],
-                                   count: count, size: size, sockets: sockets, window: window)
+            let manager = URLSessionManager(sessionConfiguration: .default)
+            try await work(arguments[3], base: arguments[4], count: count, size: size, sockets: sockets, window: window) {
+                CallbackSocket(manager, $0)
+            }
         case "af-executor":
             // The same calls from tasks that prefer the session's engine thread as their executor (SE-0417):
             // a message resumes its reader on the thread that read it, without a hop to the global pool.
