@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "CCurlShim.h"
@@ -319,4 +320,25 @@ void afc_name_current_thread(const char *name) {
     strncpy(truncated, name, sizeof truncated - 1);
     truncated[sizeof truncated - 1] = 0;
     pthread_setname_np(pthread_self(), truncated);
+}
+
+int afc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int afc_epoll_control(int epoll, int operation, int socket, unsigned int events) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.fd = socket;
+    return epoll_ctl(epoll, operation, socket, &event);
+}
+
+int afc_epoll_ready(int epoll, int *sockets, unsigned int *events, int capacity, int timeout_ms) {
+    struct epoll_event ready[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll, ready, capacity, timeout_ms);
+    for (int index = 0; index < count; index++) {
+        sockets[index] = ready[index].data.fd;
+        events[index] = ready[index].events;
+    }
+    return count;
 }

@@ -2,7 +2,6 @@
 #define AF_CCURLSHIM_H
 // Typed wrappers for libcurl's variadic calls, and the OpenSSL verify hook Core installs through
 // CURLOPT_SSL_CTX_FUNCTION. Swift cannot call C variadic functions, so every option type gets one.
-#include <sys/epoll.h>  /* upgraded connections' sockets (UpgradeSocketWatch) */
 #include <curl/curl.h>
 #include <stddef.h>
 
@@ -101,5 +100,15 @@ CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, vo
 
 /// Names the calling thread as the kernel shows it (at most 15 bytes are kept).
 void afc_name_current_thread(const char *name);
+
+/// epoll for upgraded connections' sockets (UpgradeSocketWatch), with plain integers: epoll_event is a
+/// packed struct, which Swift code is better off not holding. Return -1 with errno set on failure.
+/// `afc_epoll_create`: an epoll descriptor (close-on-exec). `afc_epoll_control`: `operation` 1 adds,
+/// 2 removes, 3 modifies `socket`'s registration for `events` (1 readable, 4 writable). `afc_epoll_ready`:
+/// waits at most `timeout_ms` and writes up to `capacity` ready sockets and their events (1 readable,
+/// 4 writable, 8 error, 16 hang-up), returning how many.
+int afc_epoll_create(void);
+int afc_epoll_control(int epoll, int operation, int socket, unsigned int events);
+int afc_epoll_ready(int epoll, int *sockets, unsigned int *events, int capacity, int timeout_ms);
 
 #endif

@@ -16,13 +16,18 @@ import Glibc
 struct UpgradeSocketWatch {
     /// The epoll descriptor; -1 until the first connection is watched.
     private(set) var descriptor: Int32 = -1
-    /// Where `epoll_wait` writes (kept between turns).
-    private var readyEvents: [epoll_event] = []
-    /// The most events one turn takes; the rest stay ready for the next turn (level-triggered).
-    static let maximumEventsPerTurn = 256
+    /// Where the ready sockets and their events are written (kept between turns).
+    private var readySockets: [Int32] = []
+    private var readyEvents: [UInt32] = []
+    /// The most sockets one turn takes; the rest stay ready for the next turn (level-triggered).
+    static let maximumReadyPerTurn = 256
 
-    static let readable = UInt32(EPOLLIN.rawValue)
-    static let writable = UInt32(EPOLLOUT.rawValue)
+    /// epoll's event bits (sys/epoll.h).
+    static let readable: UInt32 = 0x001
+    static let writable: UInt32 = 0x004
+    private static let failed: UInt32 = 0x008
+    private static let hungUp: UInt32 = 0x010
+    private enum Operation: Int32 { case add = 1, remove = 2, modify = 3 }
 
     /// Registers `socket` for `wanted` (``readable``, ``writable``; 0: none), given what it is registered
     /// for now (`registered`, nil: not at all), which it updates. False when epoll refused (out of memory
@@ -30,18 +35,15 @@ struct UpgradeSocketWatch {
     mutating func watch(_ socket: Int32, wanted: UInt32, registered: inout UInt32?) -> Bool {
         guard wanted != registered ?? 0 else { return true }
         if descriptor < 0 {
-            descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+            descriptor = afc_epoll_create()
             guard descriptor >= 0 else { return false }
         }
         if wanted == 0 {
             unwatch(socket, registered: &registered)
             return true
         }
-        var event = epoll_event()
-        event.events = wanted
-        event.data.fd = socket
-        let operation = registered == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
-        guard epoll_ctl(descriptor, operation, socket, &event) == 0 else { return false }
+        let operation: Operation = registered == nil ? .add : .modify
+        guard afc_epoll_control(descriptor, operation.rawValue, socket, wanted) == 0 else { return false }
         registered = wanted
         return true
     }
@@ -49,32 +51,36 @@ struct UpgradeSocketWatch {
     /// Stops watching `socket` (before it is closed).
     func unwatch(_ socket: Int32, registered: inout UInt32?) {
         guard registered != nil, descriptor >= 0 else { return }
-        var unused = epoll_event()
-        _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, socket, &unused)
+        _ = afc_epoll_control(descriptor, Operation.remove.rawValue, socket, 0)
         registered = nil
     }
 
-    /// A socket epoll found ready: readable (or hung up: reading tells which), writable.
+    /// A socket epoll found ready: readable (or hung up or failed: reading tells which), writable.
     struct Ready {
         var socket: Int32
         var readable: Bool
         var writable: Bool
     }
 
-    /// Replaces `ready` with the sockets ready now, without waiting (at most ``maximumEventsPerTurn``).
+    /// Replaces `ready` with the sockets ready now, without waiting (at most ``maximumReadyPerTurn``).
     mutating func collectReady(into ready: inout [Ready]) {
         ready.removeAll(keepingCapacity: true)
         guard descriptor >= 0 else { return }
-        if readyEvents.isEmpty { readyEvents = Array(repeating: epoll_event(), count: Self.maximumEventsPerTurn) }
-        let count = readyEvents.withUnsafeMutableBufferPointer {
-            epoll_wait(descriptor, $0.baseAddress, Int32($0.count), 0)
+        if readySockets.isEmpty {
+            readySockets = Array(repeating: 0, count: Self.maximumReadyPerTurn)
+            readyEvents = Array(repeating: 0, count: Self.maximumReadyPerTurn)
+        }
+        let count = readySockets.withUnsafeMutableBufferPointer { sockets in
+            readyEvents.withUnsafeMutableBufferPointer { events in
+                afc_epoll_ready(descriptor, sockets.baseAddress, events.baseAddress, Int32(sockets.count), 0)
+            }
         }
         guard count > 0 else { return }
-        let hangUp = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue) | UInt32(EPOLLRDHUP.rawValue)
         for index in 0..<Int(count) {
-            let event = readyEvents[index]
-            ready.append(Ready(socket: event.data.fd, readable: event.events & (Self.readable | hangUp) != 0,
-                               writable: event.events & Self.writable != 0))
+            let events = readyEvents[index]
+            ready.append(Ready(socket: readySockets[index],
+                               readable: events & (Self.readable | Self.hungUp | Self.failed) != 0,
+                               writable: events & Self.writable != 0))
         }
     }
 
