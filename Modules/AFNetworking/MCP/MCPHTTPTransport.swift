@@ -1,0 +1,348 @@
+#if MCP
+import AFCore
+import AFServerSentEvents
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import MCP
+
+/// A client transport for the MCP Swift SDK speaking Streamable HTTP (MCP specification revision
+/// 2025-11-25) on AFCore's engine: `try await client.connect(transport: MCPHTTPTransport(endpoint: url))`.
+///
+/// - Each message goes out as a POST with `Accept: application/json, text/event-stream`. A request's
+///   answer is read as JSON, or as an event stream read as it arrives: each event's data is one JSON-RPC
+///   message, handed to the client at once (progress notifications, log messages, the server's own
+///   requests such as sampling or elicitation, then the result). Notifications and responses get 202.
+/// - After initialization the transport opens the GET stream for what the server sends unasked (a 405:
+///   the server has none), read and reconnected with `Last-Event-ID` under `LeanSession.events(for:)`'s
+///   rules. A POST's event stream that breaks before its answer is resumed the same way.
+/// - The `Mcp-Session-Id` the server assigns is sent with every later request; a 404 to it fails the
+///   call with ``MCPTransportError/sessionExpired(sessionID:)``. `MCP-Protocol-Version` is sent once
+///   `initialize` negotiated it. `disconnect()` ends the session with a DELETE.
+/// - Every call runs on `manager`'s session: its TLS settings and pinning, proxies, timeouts,
+///   `TransferLimits`, observability, and its `RequestInterceptor` (a bearer token refreshed on a 401 by
+///   `AuthenticationInterceptor`; see ``InterceptedAttempts``).
+/// - Bounds: a message past ``Configuration/maximumMessageSize`` fails with
+///   ``MCPTransportError/messageTooLarge(limit:)``; a stream that never ends costs the parser's bounded
+///   buffers; at most ``Configuration/maximumQueuedMessages`` messages wait for the client. Sending
+///   `notifications/cancelled` for a request (`Client.cancelRequest(_:reason:)`) cancels that request's
+///   stream.
+///
+/// Threading: an actor; the MCP client calls it from its own tasks.
+public actor MCPHTTPTransport: Transport {
+    /// Where the transport's GET stream stands.
+    public enum ServerStreamState: Sendable, Equatable {
+        /// Not opened: the session is not initialized yet, or ``Configuration/opensServerStream`` is false.
+        case notOpened
+        /// Reading (or reconnecting).
+        case open
+        /// The server answered 405: it sends nothing unasked.
+        case notOffered
+        /// Ended: by `disconnect()`, by the server (204, or reconnections exhausted), or with this error
+        /// (an expired session, a message past the limit, a status other than 200).
+        case ended((any Error)?)
+
+        public static func == (left: ServerStreamState, right: ServerStreamState) -> Bool {
+            switch (left, right) {
+            case (.notOpened, .notOpened), (.open, .open), (.notOffered, .notOffered): true
+            case (.ended(let a), .ended(let b)): String(describing: a) == String(describing: b)
+            default: false
+            }
+        }
+    }
+
+    /// The MCP endpoint every message is POSTed to.
+    public let endpoint: URL
+    /// The session every call runs on.
+    public let manager: URLSessionManager
+    /// The transport's bounds.
+    public let configuration: Configuration
+    /// The SDK's logger (a no-op logger unless one is given).
+    public nonisolated let logger: Logger
+
+    /// The session id the server assigned in its answer to `initialize`; nil before, without one, and
+    /// once the server ended the session (404) or `disconnect()` ended it.
+    public private(set) var sessionID: String?
+    /// The protocol revision `initialize` negotiated, sent as `MCP-Protocol-Version`; nil before.
+    public private(set) var protocolVersion: String?
+    /// Where the GET stream stands.
+    public private(set) var serverStreamState = ServerStreamState.notOpened
+    /// How many requests' answers are being read now (each an event stream or a JSON body).
+    public var activeRequestStreams: Int { requestStreams.count }
+
+    private let inbox: MessageInbox
+    private let attempts: InterceptedAttempts
+    private var connected = false
+    private var initializeRequestID: String?
+    private var requestStreams: [String: Task<Void, any Error>] = [:]
+    private var serverStream: Task<Void, Never>?
+
+    /// A transport for the MCP server at `endpoint`, on `manager`'s session.
+    /// - Parameters:
+    ///   - endpoint: the server's MCP endpoint (for example `http://127.0.0.1:8000/mcp`).
+    ///   - manager: the session the calls run on (default: a new manager with the default configuration
+    ///     and no plugin; pass one with the umbrella's standard plugins, pinning, proxies or an
+    ///     interceptor as needed).
+    ///   - configuration: bounds and the GET stream's settings (defaults as documented on
+    ///     ``Configuration``).
+    ///   - logger: the logger the SDK's `Transport` protocol asks for (default: logs nothing).
+    public init(endpoint: URL, manager: URLSessionManager = URLSessionManager(), configuration: Configuration = Configuration(),
+                logger: Logger? = nil) {
+        self.endpoint = endpoint
+        self.manager = manager
+        self.configuration = configuration
+        self.logger = logger ?? Logger(label: "afnetworking.mcp.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+        inbox = MessageInbox(limit: configuration.maximumQueuedMessages)
+        attempts = InterceptedAttempts(manager: manager, bufferSize: configuration.bufferSize)
+    }
+
+    /// Marks the transport connected; nothing is sent until the client's first message (`initialize`).
+    public func connect() async throws {
+        connected = true
+    }
+
+    /// Cancels every stream being read, ends the session with a DELETE when the server assigned one
+    /// (waiting at most ``Configuration/terminationTimeout`` for its answer, whatever it is), and finishes
+    /// the message stream. Calling it again does nothing.
+    public func disconnect() async {
+        guard connected else { return }
+        connected = false
+        serverStream?.cancel()
+        serverStream = nil
+        for stream in requestStreams.values { stream.cancel() }
+        requestStreams.removeAll()
+        if sessionID != nil {
+            var request = baseRequest(method: "DELETE")
+            request.timeoutInterval = max(0.001, Double(configuration.terminationTimeout.components.seconds)
+                + Double(configuration.terminationTimeout.components.attoseconds) / 1e18)
+            _ = try? await attempts.open(request, body: nil)
+            self.sessionID = nil
+        }
+        if case .open = serverStreamState { serverStreamState = .ended(nil) }
+        inbox.finish()
+    }
+
+    /// The messages the server sent: answers, notifications and its own requests, each one JSON-RPC
+    /// message (or a batch, as the server sent it), in the order they arrived on each stream.
+    public nonisolated func receive() -> AsyncThrowingStream<Data, any Error> { inbox.stream }
+
+    /// POSTs `data` (one JSON-RPC message, or a batch) and reads its answer: for a request, until the
+    /// server ended the answer's stream (the messages it carried already handed to the client); for a
+    /// notification or response, until the server accepted it (202).
+    /// - Throws: ``MCPTransportError`` (not connected, an expired session, a message past the limit, a
+    ///   status or content type Streamable HTTP does not allow, a stream that ended without its answer);
+    ///   the engine's `URLError`; what the session's interceptor fails with. A cancelled request
+    ///   (`notifications/cancelled` sent for it, or the calling task cancelled) ends without an error.
+    public func send(_ data: Data) async throws {
+        guard connected else { throw MCPTransportError.notConnected }
+        let envelope = JSONRPCEnvelope(parsing: data)
+        if envelope.kind == .notification, let cancelled = envelope.cancelledRequestID {
+            requestStreams.removeValue(forKey: cancelled)?.cancel()
+        }
+        if envelope.kind == .request, envelope.method == JSONRPCEnvelope.initializeMethod {
+            initializeRequestID = envelope.id
+        }
+        let request = baseRequest(method: "POST")
+        let awaitedID = envelope.kind == .request ? envelope.id : nil
+        let exchange = Task { try await self.exchange(request, body: data, awaitedID: awaitedID) }
+        if let awaitedID { requestStreams[awaitedID] = exchange }
+        defer {
+            if let awaitedID, requestStreams[awaitedID] == exchange { requestStreams[awaitedID] = nil }
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await exchange.value
+            } onCancel: {
+                exchange.cancel()
+            }
+        } catch where exchange.isCancelled {
+            // A cancelled request's stream ends quietly: the client resumed its caller already.
+            return
+        }
+        if envelope.kind == .notification, envelope.method == JSONRPCEnvelope.initializedMethod {
+            openServerStream()
+        }
+    }
+
+    // MARK: The POST exchange
+
+    /// Sends one POST and reads its answer (see ``send(_:)``).
+    private nonisolated func exchange(_ request: URLRequest, body: Data, awaitedID: String?) async throws {
+        let (stream, response) = try await attempts.open(request, body: body)
+        let sentSession = request.value(forHTTPHeaderField: MCPHeaderField.sessionID)
+        if let assigned = response.value(forHTTPHeaderField: MCPHeaderField.sessionID), !assigned.isEmpty {
+            await adoptSessionID(assigned)
+        }
+        switch response.statusCode {
+        case 202, 204:
+            return
+        case 200..<300:
+            break
+        case 404 where sentSession != nil:
+            await forgetSession(sentSession!)
+            throw MCPTransportError.sessionExpired(sessionID: sentSession!)
+        default:
+            let start = try? await EventStreamReading.collect(stream, limit: 512)
+            throw MCPTransportError.unexpectedStatus(
+                response.statusCode, body: start.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        }
+        let limit = configuration.maximumMessageSize
+        switch MCPHeaderField.mediaType(response.value(forHTTPHeaderField: "Content-Type")) {
+        case MCPHeaderField.json:
+            let message = try await EventStreamReading.collect(stream, limit: limit)
+            guard !message.isEmpty else { return }
+            await deliver(message, envelope: awaitedID == nil ? nil : JSONRPCEnvelope(parsing: message))
+        case MCPHeaderField.eventStream:
+            var progress = EventStreamReading.Outcome()
+            do {
+                try await EventStreamReading.read(stream, limits: configuration.eventLimits, awaitedID: awaitedID,
+                                                  progress: &progress) { message, envelope in
+                    await self.deliver(message, envelope: envelope)
+                }
+            } catch let error as MCPTransportError {
+                throw error
+            } catch {
+                // The stream broke: resume it below when it can be, else fail.
+                if Task.isCancelled || progress.lastEventID.isEmpty || awaitedID == nil { throw error }
+            }
+            guard let awaitedID, !progress.sawResponse else { return }
+            guard !progress.lastEventID.isEmpty else { throw MCPTransportError.streamEndedWithoutResponse }
+            try await resume(from: progress.lastEventID, awaitedID: awaitedID, sessionID: sentSession)
+        default:
+            throw MCPTransportError.unexpectedContentType(response.value(forHTTPHeaderField: "Content-Type"))
+        }
+    }
+
+    /// Resumes a POST's event stream that ended before its answer: a GET with `Last-Event-ID`, read
+    /// under `events(for:)`'s reconnection rules until the answer came.
+    private nonisolated func resume(from lastEventID: String, awaitedID: String, sessionID: String?) async throws {
+        var request = await baseRequest(method: "GET")
+        request.setValue(lastEventID, forHTTPHeaderField: MCPHeaderField.lastEventID)
+        var progress = EventStreamReading.Outcome(sawResponse: false, lastEventID: lastEventID)
+        do {
+            for try await event in manager.session.events(for: request, configuration: configuration.streamConfiguration) {
+                await EventStreamReading.handle(event, awaitedID: awaitedID, progress: &progress) { message, envelope in
+                    await self.deliver(message, envelope: envelope)
+                }
+                if progress.sawResponse { return }
+            }
+        } catch ServerSentEventError.unexpectedStatus(404) where sessionID != nil {
+            await forgetSession(sessionID!)
+            throw MCPTransportError.sessionExpired(sessionID: sessionID!)
+        } catch ServerSentEventError.eventTooLarge, ServerSentEventError.lineTooLong {
+            throw MCPTransportError.messageTooLarge(limit: configuration.maximumMessageSize)
+        }
+        if !progress.sawResponse { throw MCPTransportError.streamEndedWithoutResponse }
+    }
+
+    /// Hands a received message to the client; an `initialize` result sets the protocol version first,
+    /// so the client's next message already carries it.
+    private func deliver(_ message: Data, envelope: JSONRPCEnvelope?) {
+        if let envelope, envelope.kind == .response, let initializeRequestID, envelope.id == initializeRequestID {
+            self.initializeRequestID = nil
+            if let version = envelope.resultProtocolVersion { protocolVersion = version }
+        }
+        inbox.deliver(message)
+    }
+
+    private func adoptSessionID(_ assigned: String) {
+        guard connected else { return }
+        sessionID = assigned
+    }
+
+    private func forgetSession(_ expired: String) {
+        if sessionID == expired { sessionID = nil }
+    }
+
+    /// A request to the endpoint with the session's fields.
+    private func baseRequest(method: String) -> URLRequest {
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = method
+        switch method {
+        case "POST":
+            request.setValue(MCPHeaderField.acceptForPost, forHTTPHeaderField: "Accept")
+            request.setValue(MCPHeaderField.json, forHTTPHeaderField: "Content-Type")
+        case "GET":
+            request.setValue(MCPHeaderField.eventStream, forHTTPHeaderField: "Accept")
+        default:
+            break
+        }
+        if let sessionID { request.setValue(sessionID, forHTTPHeaderField: MCPHeaderField.sessionID) }
+        if let protocolVersion { request.setValue(protocolVersion, forHTTPHeaderField: MCPHeaderField.protocolVersion) }
+        return request
+    }
+
+    // MARK: The GET stream
+
+    /// Opens the GET stream once, after `notifications/initialized` was accepted.
+    private func openServerStream() {
+        guard configuration.opensServerStream, serverStream == nil, connected, case .notOpened = serverStreamState else {
+            return
+        }
+        serverStreamState = .open
+        let request = baseRequest(method: "GET")
+        serverStream = Task { await self.readServerStream(request) }
+    }
+
+    /// Reads the GET stream: each event's message handed to the client; reconnected with
+    /// `Last-Event-ID` by `events(for:)`; on a 401 or 403 the session's interceptor decides whether to
+    /// open it again (after refreshing a token), at most `TransferLimits.maximumAttempts` times in a row.
+    private nonisolated func readServerStream(_ request: URLRequest) async {
+        let (interceptor, clock) = manager.retrySettings
+        let maximumAttempts = manager.transferLimits.maximumAttempts
+        var lastEventID = ""
+        var attempt = 1
+        var outcome: ServerStreamState = .ended(nil)
+        reading: while !Task.isCancelled {
+            var adapted = request
+            if !lastEventID.isEmpty { adapted.setValue(lastEventID, forHTTPHeaderField: MCPHeaderField.lastEventID) }
+            do {
+                if let interceptor { adapted = try await interceptor.adapt(adapted, attempt: attempt) }
+                for try await event in manager.session.events(for: adapted, configuration: configuration.streamConfiguration) {
+                    attempt = 1
+                    if !event.id.isEmpty { lastEventID = event.id }
+                    guard !event.data.isEmpty else { continue }
+                    await deliver(Data(event.data.utf8), envelope: nil)
+                }
+                outcome = .ended(nil)
+                break reading
+            } catch ServerSentEventError.unexpectedStatus(405) {
+                outcome = .notOffered
+                break reading
+            } catch ServerSentEventError.unexpectedStatus(404) {
+                let session = request.value(forHTTPHeaderField: MCPHeaderField.sessionID)
+                if let session { await forgetSession(session) }
+                outcome = .ended(session.map { MCPTransportError.sessionExpired(sessionID: $0) })
+                break reading
+            } catch ServerSentEventError.unexpectedStatus(let status) where (status == 401 || status == 403)
+                && interceptor != nil && attempt < maximumAttempts {
+                let refused = HTTPURLResponse(url: endpoint, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)
+                switch await interceptor!.retry(adapted, after: AttemptFailure(error: nil, response: refused), attempt: attempt) {
+                case .retry:
+                    attempt += 1
+                case .retryAfter(let delay):
+                    attempt += 1
+                    do { try await clock.sleep(for: delay) } catch { break reading }
+                case .doNotRetry, .fail:
+                    outcome = .ended(ServerSentEventError.unexpectedStatus(status))
+                    break reading
+                }
+            } catch ServerSentEventError.eventTooLarge, ServerSentEventError.lineTooLong {
+                outcome = .ended(MCPTransportError.messageTooLarge(limit: configuration.maximumMessageSize))
+                break reading
+            } catch {
+                outcome = .ended(error)
+                break reading
+            }
+        }
+        await serverStreamEnded(outcome)
+    }
+
+    private func serverStreamEnded(_ outcome: ServerStreamState) {
+        guard connected else { return }
+        serverStreamState = outcome
+    }
+}
+#endif
