@@ -23,7 +23,8 @@ import MCP
 ///   `initialize` negotiated it. `disconnect()` ends the session with a DELETE.
 /// - Every call runs on `manager`'s session: its TLS settings and pinning, proxies, timeouts,
 ///   `TransferLimits`, observability, and its `RequestInterceptor` (a bearer token refreshed on a 401 by
-///   `AuthenticationInterceptor`; see ``InterceptedAttempts``).
+///   `AuthenticationInterceptor`: each attempt adapted by it, a refused one sent again as it decides, at
+///   most `TransferLimits.maximumAttempts` attempts).
 /// - Bounds: a message past ``Configuration/maximumMessageSize`` fails with
 ///   ``MCPTransportError/messageTooLarge(limit:)``; a stream that never ends costs the parser's bounded
 ///   buffers; at most ``Configuration/maximumQueuedMessages`` messages wait for the client. Sending
@@ -44,6 +45,7 @@ public actor MCPHTTPTransport: Transport {
         /// (an expired session, a message past the limit, a status other than 200).
         case ended((any Error)?)
 
+        /// Equal states: the same case, and for ``ended(_:)`` errors of the same description (or none).
         public static func == (left: ServerStreamState, right: ServerStreamState) -> Bool {
             switch (left, right) {
             case (.notOpened, .notOpened), (.open, .open), (.notOffered, .notOffered): true
