@@ -13,7 +13,7 @@ import Testing
 
 @Suite("MCP clients on MCPHTTPTransport against the Python SDK's server", .timeLimit(.minutes(1)))
 struct MCPTransportTests {
-    static let toolNames = ["add", "announce", "ask_name", "blob", "cut_and_announce", "echo", "progress"]
+    static let toolNames = ["add", "announce", "ask_name", "blob", "cut_and_announce", "echo", "interrupted", "progress"]
 
     private func manager() -> URLSessionManager {
         let configuration = URLSessionConfiguration.ephemeral
@@ -139,6 +139,32 @@ struct MCPTransportTests {
         #expect(one?.id.count == 32)
         #expect(await transport.serverStreamState == .open)
         await client.disconnect()
+    }
+
+    /// The server closes a call's event stream before its answer (as a server that polls does): the
+    /// transport resumes it with a GET carrying the stream's last event id, and the answer arrives.
+    @Test func aCallsStreamClosedBeforeItsAnswerIsResumedWithLastEventID() async throws {
+        let server = try await MCPTestServer.shared()
+        let (client, transport, _) = try await connect("/stateful/mcp", server)
+        let session = try #require(await transport.sessionID)
+        let (content, _) = try await client.callTool(name: "interrupted", arguments: ["text": "back"])
+        #expect(content.map(\.text) == ["back"])
+        let resumed = try await server.log(session: session).filter { $0.method == "GET" && $0.lastEventID != nil }
+        #expect(resumed.map(\.status) == [200])
+        let stored = try await server.events().map(\.id)
+        #expect(stored.contains(try #require(resumed.first?.lastEventID)))
+        #expect(await transport.activeRequestStreams == 0)
+        await client.disconnect()
+    }
+
+    @Test func anAnswerThatIsNotStreamableHTTPIsATypedError() async throws {
+        let server = try await MCPTestServer.shared()
+        await #expect(throws: MCPTransportError.unexpectedStatus(404, body: "not found")) {
+            _ = try await connect("/not-mcp", server)
+        }
+        await #expect(throws: MCPTransportError.unexpectedContentType("text/plain")) {
+            _ = try await connect("/health", server)
+        }
     }
 
     @Test func anExpiredSessionFailsTheCallWithATypedError() async throws {

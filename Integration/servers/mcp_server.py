@@ -21,7 +21,8 @@ the same tools over Streamable HTTP at three endpoints, with control routes the 
 Tools: add(a, b); echo(text); blob(size) (a text of `size` "x"); progress(steps, gate) (reports
 progress 1..steps, then, with a gate, waits for /control/release, at most 30 s); ask_name()
 (elicits a name from the client); announce(text) (a log message on the GET stream);
-cut_and_announce(text) (closes the GET stream, then a log message while the client is away).
+cut_and_announce(text) (closes the GET stream, then a log message while the client is away);
+interrupted(text) (closes its own call's event stream, then answers with the text).
 
 Usage: mcp_server.py --port PORT [--pid-file PATH]
 """
@@ -121,6 +122,13 @@ async def ask_name(ctx: Context) -> str:
 
 
 @server.tool()
+async def interrupted(text: str, ctx: Context) -> str:
+    """Closes this call's own event stream, then answers (the answer waits in the event store)."""
+    await ctx.close_sse_stream()
+    return text
+
+
+@server.tool()
 async def announce(text: str, ctx: Context) -> str:
     """A log message on the GET stream."""
     await ctx.session.send_log_message("info", text)
@@ -181,10 +189,10 @@ async def serve_mcp(path, scope, receive, send):
         return await receive()
 
     async def watch(message):
+        # Logged before the head goes out: a client that has the answer finds its request in the log.
         if message["type"] == "http.response.start":
             entry["status"] = message["status"]
-            if scope["method"] == "GET":
-                await record(dict(entry))
+            await record(dict(entry))
         await send(message)
 
     if path == "/json/mcp" and scope["method"] == "GET":
@@ -198,8 +206,6 @@ async def serve_mcp(path, scope, receive, send):
         await respond(send, 401, "unauthorized", headers=[(b"www-authenticate", b"Bearer")])
         return
     await apps[path](scope, replay if scope["method"] == "POST" else receive, watch)
-    if scope["method"] != "GET":
-        await record(entry)
 
 
 async def app(scope, receive, send):

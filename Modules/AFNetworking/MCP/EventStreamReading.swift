@@ -25,6 +25,19 @@ enum EventStreamReading {
         return collected
     }
 
+    /// The first `limit` bytes of `body` at most (the start of an error's body); the rest is not read,
+    /// and a transfer that fails ends the prefix there.
+    static func prefix(of body: LeanResponseBody, limit: Int) async -> Data {
+        var collected = Data()
+        do {
+            for try await chunk in body {
+                collected.append(chunk.prefix(limit - collected.count))
+                if collected.count >= limit { break }
+            }
+        } catch {}
+        return collected
+    }
+
     /// Reads events from `body` as they arrive and hands each event's data (a JSON-RPC message) to
     /// `deliver` at once; events without data (a server's priming event) are skipped. Stops after the
     /// answer whose id is `awaitedID`, when one is given, once the stream ends.

@@ -84,9 +84,9 @@ public actor MCPHTTPTransport: Transport {
     /// A transport for the MCP server at `endpoint`, on `manager`'s session.
     /// - Parameters:
     ///   - endpoint: the server's MCP endpoint (for example `http://127.0.0.1:8000/mcp`).
-    ///   - manager: the session the calls run on (default: a new manager with the default configuration
-    ///     and no plugin; pass one with the umbrella's standard plugins, pinning, proxies or an
-    ///     interceptor as needed).
+    ///   - manager: the session the calls run on (default: a new `URLSessionManager` with the default
+    ///     configuration and no plugin; pass one of the umbrella's managers for its standard plugins
+    ///     (logs, metrics, traces, cookies), or one with pinning, proxies, limits or an interceptor).
     ///   - configuration: bounds and the GET stream's settings (defaults as documented on
     ///     ``Configuration``).
     ///   - logger: the logger the SDK's `Transport` protocol asks for (default: logs nothing).
@@ -186,9 +186,8 @@ public actor MCPHTTPTransport: Transport {
             await forgetSession(sentSession!)
             throw MCPTransportError.sessionExpired(sessionID: sentSession!)
         default:
-            let start = try? await EventStreamReading.collect(stream, limit: 512)
-            throw MCPTransportError.unexpectedStatus(
-                response.statusCode, body: start.map { String(decoding: $0, as: UTF8.self) } ?? "")
+            let start = await EventStreamReading.prefix(of: stream, limit: 512)
+            throw MCPTransportError.unexpectedStatus(response.statusCode, body: String(decoding: start, as: UTF8.self))
         }
         let limit = configuration.maximumMessageSize
         switch MCPHeaderField.mediaType(response.value(forHTTPHeaderField: "Content-Type")) {

@@ -7,6 +7,8 @@ extension MCPHTTPTransport {
     ///
     /// Every wait and buffer of the transport is bounded here or by the session it runs on (its
     /// `TransferLimits`, timeouts and `maximumAttempts`).
+    ///
+    /// Threading: a value; a transport keeps the one it was made with.
     public struct Configuration: Sendable, Equatable {
         /// The largest message received, in bytes (default 4 MiB): a JSON answer's body, or one event's
         /// data on an event stream. A larger one fails the call with

@@ -4,6 +4,8 @@
 /// `send(_:)` throws these; the MCP `Client` hands them to the call whose request failed (a
 /// `callTool`, `listTools`, ...) unchanged. Transport-level failures of the connection itself are the
 /// engine's `URLError`s, passed on as they are.
+///
+/// Threading: a value; `Sendable`.
 public enum MCPTransportError: Error, Sendable, Equatable {
     /// The transport is not connected: `connect()` was not called, or `disconnect()` was.
     case notConnected
