@@ -33,28 +33,6 @@ import MCP
 ///
 /// Threading: an actor; the MCP client calls it from its own tasks.
 public actor MCPHTTPTransport: Transport {
-    /// Where the transport's GET stream stands.
-    public enum ServerStreamState: Sendable, Equatable {
-        /// Not opened: the session is not initialized yet, or ``Configuration/opensServerStream`` is false.
-        case notOpened
-        /// Reading (or reconnecting).
-        case open
-        /// The server answered 405: it sends nothing unasked.
-        case notOffered
-        /// Ended: by `disconnect()`, by the server (204, or reconnections exhausted), or with this error
-        /// (an expired session, a message past the limit, a status other than 200).
-        case ended((any Error)?)
-
-        /// Equal states: the same case, and for ``ended(_:)`` errors of the same description (or none).
-        public static func == (left: ServerStreamState, right: ServerStreamState) -> Bool {
-            switch (left, right) {
-            case (.notOpened, .notOpened), (.open, .open), (.notOffered, .notOffered): true
-            case (.ended(let a), .ended(let b)): String(describing: a) == String(describing: b)
-            default: false
-            }
-        }
-    }
-
     /// The MCP endpoint every message is POSTed to.
     public let endpoint: URL
     /// The session every call runs on.
@@ -70,16 +48,16 @@ public actor MCPHTTPTransport: Transport {
     /// The protocol revision `initialize` negotiated, sent as `MCP-Protocol-Version`; nil before.
     public private(set) var protocolVersion: String?
     /// Where the GET stream stands.
-    public private(set) var serverStreamState = ServerStreamState.notOpened
+    public internal(set) var serverStreamState = ServerStreamState.notOpened
     /// How many requests' answers are being read now (each an event stream or a JSON body).
     public var activeRequestStreams: Int { requestStreams.count }
 
-    private let inbox: MessageInbox
-    private let attempts: InterceptedAttempts
-    private var connected = false
+    let inbox: MessageInbox
+    let attempts: InterceptedAttempts
+    var connected = false
     private var initializeRequestID: String?
-    private var requestStreams: [String: Task<Void, any Error>] = [:]
-    private var serverStream: Task<Void, Never>?
+    var requestStreams: [String: Task<Void, any Error>] = [:]
+    var serverStream: Task<Void, Never>?
 
     /// A transport for the MCP server at `endpoint`, on `manager`'s session.
     /// - Parameters:
@@ -168,79 +146,9 @@ public actor MCPHTTPTransport: Transport {
         }
     }
 
-    // MARK: The POST exchange
-
-    /// Sends one POST and reads its answer (see ``send(_:)``).
-    private nonisolated func exchange(_ request: URLRequest, body: Data, awaitedID: String?) async throws {
-        let (stream, response) = try await attempts.open(request, body: body)
-        let sentSession = request.value(forHTTPHeaderField: MCPHeaderField.sessionID)
-        if let assigned = response.value(forHTTPHeaderField: MCPHeaderField.sessionID), !assigned.isEmpty {
-            await adoptSessionID(assigned)
-        }
-        switch response.statusCode {
-        case 202, 204:
-            return
-        case 200..<300:
-            break
-        case 404 where sentSession != nil:
-            await forgetSession(sentSession!)
-            throw MCPTransportError.sessionExpired(sessionID: sentSession!)
-        default:
-            let start = await EventStreamReading.prefix(of: stream, limit: 512)
-            throw MCPTransportError.unexpectedStatus(response.statusCode, body: String(decoding: start, as: UTF8.self))
-        }
-        let limit = configuration.maximumMessageSize
-        switch MCPHeaderField.mediaType(response.value(forHTTPHeaderField: "Content-Type")) {
-        case MCPHeaderField.json:
-            let message = try await EventStreamReading.collect(stream, limit: limit)
-            guard !message.isEmpty else { return }
-            await deliver(message, envelope: awaitedID == nil ? nil : JSONRPCEnvelope(parsing: message))
-        case MCPHeaderField.eventStream:
-            var progress = EventStreamReading.Outcome()
-            do {
-                try await EventStreamReading.read(stream, limits: configuration.eventLimits, awaitedID: awaitedID,
-                                                  progress: &progress) { message, envelope in
-                    await self.deliver(message, envelope: envelope)
-                }
-            } catch let error as MCPTransportError {
-                throw error
-            } catch {
-                // The stream broke: resume it below when it can be, else fail.
-                if Task.isCancelled || progress.lastEventID.isEmpty || awaitedID == nil { throw error }
-            }
-            guard let awaitedID, !progress.sawResponse else { return }
-            guard !progress.lastEventID.isEmpty else { throw MCPTransportError.streamEndedWithoutResponse }
-            try await resume(from: progress.lastEventID, awaitedID: awaitedID, sessionID: sentSession)
-        default:
-            throw MCPTransportError.unexpectedContentType(response.value(forHTTPHeaderField: "Content-Type"))
-        }
-    }
-
-    /// Resumes a POST's event stream that ended before its answer: a GET with `Last-Event-ID`, read
-    /// under `events(for:)`'s reconnection rules until the answer came.
-    private nonisolated func resume(from lastEventID: String, awaitedID: String, sessionID: String?) async throws {
-        var request = await baseRequest(method: "GET")
-        request.setValue(lastEventID, forHTTPHeaderField: MCPHeaderField.lastEventID)
-        var progress = EventStreamReading.Outcome(sawResponse: false, lastEventID: lastEventID)
-        do {
-            for try await event in manager.session.events(for: request, configuration: configuration.streamConfiguration) {
-                await EventStreamReading.handle(event, awaitedID: awaitedID, progress: &progress) { message, envelope in
-                    await self.deliver(message, envelope: envelope)
-                }
-                if progress.sawResponse { return }
-            }
-        } catch ServerSentEventError.unexpectedStatus(404) where sessionID != nil {
-            await forgetSession(sessionID!)
-            throw MCPTransportError.sessionExpired(sessionID: sessionID!)
-        } catch ServerSentEventError.eventTooLarge, ServerSentEventError.lineTooLong {
-            throw MCPTransportError.messageTooLarge(limit: configuration.maximumMessageSize)
-        }
-        if !progress.sawResponse { throw MCPTransportError.streamEndedWithoutResponse }
-    }
-
     /// Hands a received message to the client; an `initialize` result sets the protocol version first,
     /// so the client's next message already carries it.
-    private func deliver(_ message: Data, envelope: JSONRPCEnvelope?) {
+    func deliver(_ message: Data, envelope: JSONRPCEnvelope?) {
         if let envelope, envelope.kind == .response, let initializeRequestID, envelope.id == initializeRequestID {
             self.initializeRequestID = nil
             if let version = envelope.resultProtocolVersion { protocolVersion = version }
@@ -248,17 +156,17 @@ public actor MCPHTTPTransport: Transport {
         inbox.deliver(message)
     }
 
-    private func adoptSessionID(_ assigned: String) {
+    func adoptSessionID(_ assigned: String) {
         guard connected else { return }
         sessionID = assigned
     }
 
-    private func forgetSession(_ expired: String) {
+    func forgetSession(_ expired: String) {
         if sessionID == expired { sessionID = nil }
     }
 
     /// A request to the endpoint with the session's fields.
-    private func baseRequest(method: String) -> URLRequest {
+    func baseRequest(method: String) -> URLRequest {
         var request = URLRequest(url: endpoint)
         request.httpMethod = method
         switch method {
@@ -273,77 +181,6 @@ public actor MCPHTTPTransport: Transport {
         if let sessionID { request.setValue(sessionID, forHTTPHeaderField: MCPHeaderField.sessionID) }
         if let protocolVersion { request.setValue(protocolVersion, forHTTPHeaderField: MCPHeaderField.protocolVersion) }
         return request
-    }
-
-    // MARK: The GET stream
-
-    /// Opens the GET stream once, after `notifications/initialized` was accepted.
-    private func openServerStream() {
-        guard configuration.opensServerStream, serverStream == nil, connected, case .notOpened = serverStreamState else {
-            return
-        }
-        serverStreamState = .open
-        let request = baseRequest(method: "GET")
-        serverStream = Task { await self.readServerStream(request) }
-    }
-
-    /// Reads the GET stream: each event's message handed to the client; reconnected with
-    /// `Last-Event-ID` by `events(for:)`; on a 401 or 403 the session's interceptor decides whether to
-    /// open it again (after refreshing a token), at most `TransferLimits.maximumAttempts` times in a row.
-    private nonisolated func readServerStream(_ request: URLRequest) async {
-        let (interceptor, clock) = manager.retrySettings
-        let maximumAttempts = manager.transferLimits.maximumAttempts
-        var lastEventID = ""
-        var attempt = 1
-        var outcome: ServerStreamState = .ended(nil)
-        reading: while !Task.isCancelled {
-            var adapted = request
-            if !lastEventID.isEmpty { adapted.setValue(lastEventID, forHTTPHeaderField: MCPHeaderField.lastEventID) }
-            do {
-                if let interceptor { adapted = try await interceptor.adapt(adapted, attempt: attempt) }
-                for try await event in manager.session.events(for: adapted, configuration: configuration.streamConfiguration) {
-                    attempt = 1
-                    if !event.id.isEmpty { lastEventID = event.id }
-                    guard !event.data.isEmpty else { continue }
-                    await deliver(Data(event.data.utf8), envelope: nil)
-                }
-                outcome = .ended(nil)
-                break reading
-            } catch ServerSentEventError.unexpectedStatus(405) {
-                outcome = .notOffered
-                break reading
-            } catch ServerSentEventError.unexpectedStatus(404) {
-                let session = request.value(forHTTPHeaderField: MCPHeaderField.sessionID)
-                if let session { await forgetSession(session) }
-                outcome = .ended(session.map { MCPTransportError.sessionExpired(sessionID: $0) })
-                break reading
-            } catch ServerSentEventError.unexpectedStatus(let status) where (status == 401 || status == 403)
-                && interceptor != nil && attempt < maximumAttempts {
-                let refused = HTTPURLResponse(url: endpoint, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)
-                switch await interceptor!.retry(adapted, after: AttemptFailure(error: nil, response: refused), attempt: attempt) {
-                case .retry:
-                    attempt += 1
-                case .retryAfter(let delay):
-                    attempt += 1
-                    do { try await clock.sleep(for: delay) } catch { break reading }
-                case .doNotRetry, .fail:
-                    outcome = .ended(ServerSentEventError.unexpectedStatus(status))
-                    break reading
-                }
-            } catch ServerSentEventError.eventTooLarge, ServerSentEventError.lineTooLong {
-                outcome = .ended(MCPTransportError.messageTooLarge(limit: configuration.maximumMessageSize))
-                break reading
-            } catch {
-                outcome = .ended(error)
-                break reading
-            }
-        }
-        await serverStreamEnded(outcome)
-    }
-
-    private func serverStreamEnded(_ outcome: ServerStreamState) {
-        guard connected else { return }
-        serverStreamState = outcome
     }
 }
 #endif
