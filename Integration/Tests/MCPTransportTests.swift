@@ -167,6 +167,24 @@ struct MCPTransportTests {
         }
     }
 
+    /// A message that is not JSON-RPC is handed on (the SDK's client logs and skips it); the answer after
+    /// it still arrives.
+    @Test func anEventThatIsNotJSONDoesNotStopTheAnswerAfterIt() async throws {
+        let server = try await MCPTestServer.shared()
+        let (client, transport, result) = try await connect("/hostile/garbage-first", server)
+        #expect(result.serverInfo.name == "hostile")
+        #expect(await transport.sessionID == nil)
+        await client.disconnect()
+    }
+
+    /// A stream that ends without the answer, and without an event id to resume from, fails the call.
+    @Test func aStreamThatEndsWithoutItsAnswerIsATypedError() async throws {
+        let server = try await MCPTestServer.shared()
+        await #expect(throws: MCPTransportError.streamEndedWithoutResponse) {
+            _ = try await connect("/hostile/no-answer", server)
+        }
+    }
+
     @Test func anExpiredSessionFailsTheCallWithATypedError() async throws {
         let server = try await MCPTestServer.shared()
         let (client, transport, _) = try await connect("/stateful/mcp", server)

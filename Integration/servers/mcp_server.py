@@ -8,6 +8,11 @@ the same tools over Streamable HTTP at three endpoints, with control routes the 
                                    (no GET stream, as a server may choose)
     POST|GET|DELETE /bearer/mcp    as /stateful/mcp, but only for `Authorization: Bearer fresh-token`
                                    (anything else: 401 with `WWW-Authenticate: Bearer`)
+    POST /hostile/garbage-first    answers every request with an event stream whose first event is not
+                                   JSON, then a valid answer (initialize's: server "hostile"); 202 for the
+                                   rest, 405 for a GET
+    POST /hostile/no-answer        answers every request with an event stream of one notification and no
+                                   event id, then closes it without the answer
     GET  /health                   200 "ok"
     POST /control/release?gate=G   lets the tool waiting on gate G go on
     POST /control/expire?session=S forgets session S of /stateful/mcp (later requests: 404); answers the
@@ -208,6 +213,29 @@ async def serve_mcp(path, scope, receive, send):
     await apps[path](scope, replay if scope["method"] == "POST" else receive, watch)
 
 
+async def hostile(path, scope, receive, send):
+    if scope["method"] != "POST":
+        await respond(send, 405, "no GET stream", headers=[(b"allow", b"POST")])
+        return
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    request = json.loads(body)
+    if "id" not in request or "method" not in request:
+        await respond(send, 202, "")
+        return
+    if path == "/hostile/no-answer":
+        notification = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+        events = "data: " + json.dumps(notification) + "\n\n"
+    else:
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "hostile", "version": "1"}}
+        answer = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+        events = "data: not json {\n\ndata: " + json.dumps(answer) + "\n\n"
+    await respond(send, 200, events, "text/event-stream")
+
+
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
         async with contextlib.AsyncExitStack() as stack:
@@ -223,6 +251,8 @@ async def app(scope, receive, send):
     query = dict(p.split("=", 1) for p in scope.get("query_string", b"").decode().split("&") if "=" in p)
     if path in apps:
         await serve_mcp(path, scope, receive, send)
+    elif path.startswith("/hostile/"):
+        await hostile(path, scope, receive, send)
     elif path == "/health":
         await respond(send, 200, "ok")
     elif path == "/control/release":
