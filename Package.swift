@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "AFWebSocket", targets: ["AFWebSocket"]),
         .library(name: "AFOpenAPI", targets: ["AFOpenAPI"]),
         .library(name: "AFOperations", targets: ["AFOperations"]),
+        // Empty unless the package's MCP trait is on (see `traits` below).
+        .library(name: "AFMCP", targets: ["AFMCP"]),
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .executable(name: "af", targets: ["af"]),
     ],
@@ -35,6 +37,15 @@ let package = Package(
     traits: [
         .trait(name: "Observability",
                description: "Logs, metrics and traces (AFObservability) on swift-log, swift-metrics and swift-distributed-tracing"),
+        // AFMCP's transport is built on the MCP Swift SDK, whose package brings swift-nio, swift-system,
+        // swift-log and mattt/eventsource into the resolution of whoever enables it (the SDK's MCP library
+        // itself builds swift-system and swift-log). Off by default: MCP clients are one use among many,
+        // and a package that uses AFCore or the umbrella should not resolve a server framework it never
+        // builds. Turning it on is one word: `traits: [.defaults, "MCP"]`. Without it AFMCP is empty.
+        // Scripts/test builds with every trait on (`--enable-all-traits`): the SDK adds about 35 s to the
+        // debug build and as much to the thread sanitizer's, on 2 cores.
+        .trait(name: "MCP",
+               description: "AFMCP: a Streamable HTTP client transport for the MCP Swift SDK on AFCore's engine"),
         .default(enabledTraits: ["Observability"]),
     ],
     dependencies: [
@@ -49,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // The ClientTransport of generated OpenAPI clients (issue 28); the generator is a tool, never a dependency.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
+        // The Transport protocol, Client and messages of the Model Context Protocol (issue 44); MCP trait only.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         // MARK: The protocol module
@@ -138,6 +151,13 @@ let package = Package(
         ], path: "Modules/AFNetworking/OpenAPI"),
         // Server-sent events on the lean path (`LeanSession.events(for:)`).
         .target(name: "AFServerSentEvents", dependencies: ["AFCore"], path: "Modules/AFNetworking/ServerSentEvents"),
+        // A Streamable HTTP client transport for the MCP Swift SDK on AFCore's engine (MCP trait only).
+        .target(name: "AFMCP", dependencies: [
+            "AFCore", "AFServerSentEvents",
+            .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
+            // The logger the SDK's Transport protocol asks for.
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["MCP"])),
+        ], path: "Modules/AFNetworking/MCP"),
         .target(name: "AFOperations", dependencies: ["AFProtocols", "AFCore", "AFStandardPlugins"],
                 path: "Modules/AFNetworking/Operations"),
         .target(name: "AFNetworking", dependencies: [
@@ -169,6 +189,10 @@ let package = Package(
                     path: "Tests/OpenAPITests"),
         .testTarget(name: "AFServerSentEventsTests", dependencies: ["AFServerSentEvents", "AFCore", "LoopbackSupport"],
                     path: "Tests/ServerSentEventsTests"),
+        .testTarget(name: "AFMCPTests", dependencies: [
+            "AFMCP", "AFCore",
+            .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
+        ], path: "Tests/MCPTests"),
         .testTarget(name: "AFCookiesTests", dependencies: ["AFCookies", "AFProtocols", "CTestIsolation"],
                     path: "Tests/CookiesTests"),
         .testTarget(name: "AFHTTPCacheTests", dependencies: ["AFHTTPCache", "AFProtocols", "CTestIsolation"],
@@ -210,6 +234,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            "AFMCP", .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
         ], path: "Integration/Tests"),
         // Starts the same servers for Scripts/demo and Scripts/bench (not a product).
         .executableTarget(name: "af-test-servers", dependencies: ["AFTestHarness"], path: "Integration/ServersTool"),

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Benchmarks (not tests): every folder under Sources/ is one benchmark executable that measures our
 // code and its peers in the same run and prints a table. Scripts/bench builds them in release and runs them.
 // Peers with heavy dependencies (AsyncHTTPClient) live in their own package under Bench/Peers/ so
@@ -12,7 +12,8 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)
 let package = Package(
     name: "AFNetworkingBench",
     dependencies: [
-        .package(name: "AFNetworking", path: ".."),
+        // With the MCP trait (off by default) for MCPClient's AFMCP.
+        .package(name: "AFNetworking", path: "..", traits: [.defaults, "MCP"]),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
@@ -29,7 +30,9 @@ let package = Package(
                 + (name.hasPrefix("SessionEngine")
                     ? ["BenchCurl", "BenchLoops", .product(name: "HTTPTypes", package: "swift-http-types")] : [])
                 // WebSocket asks libcurl (curl_version_info) whether corelibs' URLSessionWebSocketTask can run.
-                + (name == "WebSocket" ? ["BenchCurl"] : []),
+                + (name == "WebSocket" ? ["BenchCurl"] : [])
+                // MCPClient measures AFMCP's transport beside the MCP Swift SDK's own.
+                + (name == "MCPClient" ? [.product(name: "AFMCP", package: "AFNetworking")] : []),
             path: "Sources/\(name)"
         )
     },

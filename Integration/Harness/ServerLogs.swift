@@ -15,6 +15,8 @@ public enum HarnessServer: String, Sendable, CaseIterable {
     case microsocks
     /// The Python `websockets` library's server (echo, subprotocols, closing, cookies).
     case webSocketServer
+    /// The official MCP Python SDK's server (Streamable HTTP), started by the MCP tests only.
+    case mcpServer
 
     /// The log files of this server inside the run folder's `logs/` directory. The first one receives
     /// the server's stdout and stderr (and the guard's messages); httpbin's and nginx's access logs are
@@ -27,6 +29,7 @@ public enum HarnessServer: String, Sendable, CaseIterable {
         case .tinyproxy: return ["tinyproxy.log"]
         case .microsocks: return ["microsocks.log"]
         case .webSocketServer: return ["websocket-server.log"]
+        case .mcpServer: return ["mcp-server.log"]
         }
     }
 }

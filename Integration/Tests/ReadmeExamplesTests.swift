@@ -1,5 +1,8 @@
 // The README's quick-start code, run against the local httpbin: every snippet the README shows is
 // here nearly verbatim (with httpbin's paths), so the README never claims what was not run.
+#if MCP
+import AFMCP
+#endif
 import AFNetworking
 import AFTestHarness
 import Foundation
@@ -322,3 +325,30 @@ import Testing
         }
     }
 }
+
+#if MCP
+/// README's "MCP clients", against the official MCP Python SDK's server (its event-stream endpoint).
+extension ReadmeExamplesTests {
+    @Test func mcpClients() async throws {
+        let server = try await MCPServer.shared()
+        let manager = URLSessionManager(sessionConfiguration: .ephemeral)
+        let reported = Collected<Double>()
+
+        let client = Client(name: "agent", version: "1.0")
+        await client.onNotification(ProgressNotification.self) { message in
+            reported.append(message.params.progress)   // README prints it
+        }
+        let transport = MCPHTTPTransport(endpoint: server.url("/stateful/mcp"), manager: manager)
+        try await client.connect(transport: transport)
+        let (tools, _) = try await client.listTools()
+        let (content, _) = try await client.callTool(name: "progress", arguments: ["steps": 3],
+                                                     meta: Metadata(progressToken: .string("call-1")))
+        #expect(tools.count == MCPTransportTests.toolNames.count)
+        #expect(content.map(\.text) == ["done after 3 steps"])
+        #expect(reported.values == [1, 2, 3])
+        #expect(await transport.sessionID != nil)
+        await client.disconnect()   // a DELETE ends the session on the server
+        #expect(await transport.sessionID == nil)
+    }
+}
+#endif

@@ -185,8 +185,8 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
         set { set(\.interceptor, to: newValue) }
     }
 
-    /// The session's interceptor and retry clock, in one read.
-    var retrySettings: (interceptor: (any RequestInterceptor)?, clock: any RetryClock) {
+    /// The session's interceptor and retry clock, in one read (AFMCP runs its streamed attempts under them).
+    package var retrySettings: (interceptor: (any RequestInterceptor)?, clock: any RetryClock) {
         state.withLock { ($0.settings.interceptor, $0.settings.retryClock) }
     }
 
