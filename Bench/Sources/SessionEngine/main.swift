@@ -551,6 +551,21 @@ func oursMemory(_ manager: URLSessionManager) -> Double {
     }
 }
 
+/// One 100 MiB GET on the lean path (`session.data(for:)`): the body comes back as the Data libcurl's
+/// chunks were gathered in.
+func oursLeanMemory(_ manager: URLSessionManager) -> Double {
+    let lean = manager.session
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        Task {
+            let (data, response) = try! await lean.data(for: URLRequest(url: memoryURL))
+            precondition(response.statusCode == 200 && data.count == memorySize, "download failed")
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
 func oursFile(_ manager: URLSessionManager, _ destination: URL) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
@@ -608,6 +623,9 @@ if environment["SESSION_ENGINE_SKIP_TRANSFERS"] != "1" {
     record(memory, cPerform, seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss, cpu: cMemory.cpu)
     let oursMemoryRun = measureInProcess { oursMemory(manager) }
     record(memory, oursAF, seconds: oursMemoryRun.seconds, bytes: memorySize, rss: oursMemoryRun.rss, cpu: oursMemoryRun.cpu)
+    let oursLeanMemoryRun = measureInProcess { oursLeanMemory(manager) }
+    record(memory, oursLean, seconds: oursLeanMemoryRun.seconds, bytes: memorySize, rss: oursLeanMemoryRun.rss,
+           cpu: oursLeanMemoryRun.cpu)
     let foundationMemoryRun = measureInProcess { foundationMemory(session) }
     record(memory, foundation, seconds: foundationMemoryRun.seconds, bytes: memorySize, rss: foundationMemoryRun.rss, cpu: foundationMemoryRun.cpu)
     // The peer counts the body's bytes as they stream in rather than collecting them: an upper bound for it.
