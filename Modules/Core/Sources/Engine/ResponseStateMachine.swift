@@ -289,8 +289,9 @@ struct ResponseStateMachine {
     /// The capacity to reserve so that `needed` bytes fit, when `reserved` are reserved and the response
     /// announced `announced`: the first step, then twice the last, never more than announced (nil when
     /// nothing more is to be reserved: the bytes fit, or the announced length is reached; past it the
-    /// body grows as Data grows). So what is reserved stays within max(1 MiB, twice what arrived), and
-    /// a long body is gathered in about log2(length / 1 MiB) reallocations, with no copy when the
+    /// body grows as Data grows). So what is asked for stays within max(1 MiB, twice the bytes held)
+    /// (Data may round a growth up by a quarter; pages never written cost address space, not memory),
+    /// and a long body is gathered in about log2(length / 1 MiB) reallocations, with no copy when the
     /// allocator can move pages (glibc's realloc of a large block remaps it).
     static func bodyReservation(toHold needed: Int, reserved: Int, announced: Int) -> Int? {
         guard needed > reserved, reserved < announced else { return nil }
