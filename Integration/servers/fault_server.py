@@ -34,6 +34,8 @@ reachable from several origins and over TLS):
                                  and the next, by the server's monotonic clock]}
     /hostile/huge-length         Content-Length: 2147483648, 64 KiB sent, then nothing until the client leaves
     /hostile/trickle?bytes=N&interval=S   Content-Length N, one byte ("x") every S seconds
+    /hostile/length?announce=A&send=N[&hold=1]   Content-Length A, then N body bytes (byte i is i % 251), then
+                                 the connection closed (with hold=1: nothing more until the client leaves)
     /hostile/range-liar?size=N   whatever the Range: 206, Content-Range: bytes 0-(N-1)/N, ETag "liar", N bytes "L"
     /hostile/huge-header?size=N  200 with one header line X-Huge of N bytes
     /hostile/header-flood?lines=N   200 with N distinct header lines of 1,000 bytes each
@@ -193,6 +195,17 @@ async def hostile(path, query, method, headers, reader, writer, lines):
                                                ("Content-Length", str(1 << 31))]) + bytes(65536))
         await writer.drain()
         await reader.read()
+    elif path == "/hostile/length":
+        announced, sent = int(arg("announce", "0")), int(arg("send", "0"))
+        writer.write(response_head(200, "OK", [("Content-Type", "application/octet-stream"),
+                                               ("Content-Length", str(announced))]))
+        pattern = bytes(range(251)) * 1044  # 262,044 bytes, a whole number of patterns
+        while sent > 0:
+            writer.write(pattern[:min(sent, len(pattern))])
+            sent -= len(pattern)
+            await writer.drain()
+        if arg("hold") == "1":
+            await reader.read()
     elif path == "/hostile/trickle":
         count, interval = int(arg("bytes", "3")), float(arg("interval", "1"))
         writer.write(response_head(200, "OK", [("Content-Type", "text/plain"), ("Content-Length", str(count))]))

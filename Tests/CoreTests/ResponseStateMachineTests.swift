@@ -332,6 +332,35 @@ struct ResponseStateMachineTests {
         #expect(head(&empty, "HTTP/1.1 200 OK", contentLength: 0) == deliver(expected: 0))
     }
 
+    /// The body's memory follows the bytes that came: 1 MiB first (or the announced length, when
+    /// smaller), then twice the last step, never past the announced length.
+    @Test func theBodyIsReservedInStepsTowardTheAnnouncedLength() {
+        let mebibyte = 1 << 20
+        #expect(Machine.firstBodyReservation == mebibyte)
+        // Announced 100 MiB: the steps, chunk by chunk, as the body fills each one.
+        var reserved = 0
+        var steps: [Int] = []
+        for needed in stride(from: 1, through: 100 * mebibyte, by: 64 * 1024) {
+            if let next = Machine.bodyReservation(toHold: needed, reserved: reserved, announced: 100 * mebibyte) {
+                steps.append(next)
+                reserved = next
+            }
+        }
+        #expect(steps == [1, 2, 4, 8, 16, 32, 64, 100].map { $0 * mebibyte })
+        // A small body: its whole length at once.
+        #expect(Machine.bodyReservation(toHold: 1, reserved: 0, announced: 5_000) == 5_000)
+        // A chunk larger than the step: the chunk fits.
+        #expect(Machine.bodyReservation(toHold: 3 * mebibyte, reserved: mebibyte, announced: 10 * mebibyte) == 3 * mebibyte)
+        // The bytes fit, or the announced length is reached (a decoded body may grow past it): nothing more.
+        #expect(Machine.bodyReservation(toHold: mebibyte, reserved: mebibyte, announced: 10 * mebibyte) == nil)
+        #expect(Machine.bodyReservation(toHold: 6_000, reserved: 5_000, announced: 5_000) == nil)
+        // A lying length near 2 GiB: 1 MiB while 64 KiB came.
+        #expect(Machine.bodyReservation(toHold: 1, reserved: 0, announced: Int(Int32.max)) == mebibyte)
+        #expect(Machine.bodyReservation(toHold: 65_536, reserved: mebibyte, announced: Int(Int32.max)) == nil)
+        // Nothing announced: nothing reserved.
+        #expect(Machine.bodyReservation(toHold: 1, reserved: 0, announced: 0) == nil)
+    }
+
     // MARK: Idle timer
 
     @Test func theIdleTimerExpiresOnlyWhenNothingMovedForLongerThanTheTimeout() {

@@ -17,7 +17,8 @@ import Foundation
 // width runs again over HTTP/2 (TLS with ALPN, a certificate openssl made at start) for the clients that
 // multiplex; h2c is left out: libcurl 7.88.1 cannot reuse a prior-knowledge connection (curl/curl#10634).
 // SESSION_ENGINE_WIDTHS=1,32 limits the widths; SESSION_ENGINE_SKIP_TRANSFERS=1 skips 100 MiB / 1 GiB;
-// SESSION_ENGINE_ROUNDS=3 runs each width's clients three times in turn and gives their medians.
+// SESSION_ENGINE_ROUNDS=3 runs each width's clients (and the 100 MiB rows' clients) three times in turn
+// and gives their medians.
 
 raiseOpenFileLimit()
 let environment = ProcessInfo.processInfo.environment
@@ -457,6 +458,37 @@ func runWidth(_ width: Int, http2: Bool) {
     }
 }
 
+/// One transfer row per client (`bytes` each run), run `rounds` times in turn as the widths' clients are
+/// (forwards, then backwards; Foundation once); a row gives the median run, and the range in its note.
+@MainActor
+func recordTransferRows(_ workload: String, bytes: Int, clients: [(name: String, run: () -> ClientRun?)]) {
+    var runs: [String: [ClientRun]] = [:]
+    for round in 0..<rounds {
+        for client in round % 2 == 0 ? clients : clients.reversed() where round == 0 || client.name != foundation {
+            guard let run = client.run() else { continue }
+            runs[client.name, default: []].append(run)
+            if rounds > 1 {
+                print("  \(workload) | \(client.name), round \(round + 1): \(Int(Double(bytes) / run.seconds / 1e6)) MB/s")
+                fflush(nil)
+            }
+        }
+    }
+    for client in clients {
+        guard let all = runs[client.name], !all.isEmpty else { continue }
+        let sorted = all.sorted { $0.seconds > $1.seconds }  // slowest first: the middle is the median rate
+        let middle = sorted[(sorted.count - 1) / 2]
+        guard all.count > 1 else {
+            record(workload, client.name, seconds: middle.seconds, bytes: bytes, rss: middle.rss, cpu: middle.cpu)
+            continue
+        }
+        let range = "median of \(all.count), \(Int(Double(bytes) / sorted.first!.seconds / 1e6))-"
+            + "\(Int(Double(bytes) / sorted.last!.seconds / 1e6)) MB/s"
+        rows.append(BenchRow(workload: workload, implementation: client.name, value: Double(bytes) / middle.seconds / 1e6,
+                             unit: "MB/s", peakRSSBytes: all.map(\.rss).max(),
+                             note: range + String(format: "; %.2f s CPU", middle.cpu)))
+    }
+}
+
 // MARK: The session's HTTP cache in the way (issue 26: defaults must be fast too)
 
 /// The lean path with a disk `URLCache` of its own (the default configuration's kind; `URLCache.shared`
@@ -551,6 +583,21 @@ func oursMemory(_ manager: URLSessionManager) -> Double {
     }
 }
 
+/// One 100 MiB GET on the lean path (`session.data(for:)`): the body comes back as the Data libcurl's
+/// chunks were gathered in.
+func oursLeanMemory(_ manager: URLSessionManager) -> Double {
+    let lean = manager.session
+    let done = DispatchSemaphore(value: 0)
+    return measureSeconds {
+        Task {
+            let (data, response) = try! await lean.data(for: URLRequest(url: memoryURL))
+            precondition(response.statusCode == 200 && data.count == memorySize, "download failed")
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
 func oursFile(_ manager: URLSessionManager, _ destination: URL) -> Double {
     let done = DispatchSemaphore(value: 0)
     return measureSeconds {
@@ -604,16 +651,31 @@ if environment["SESSION_ENGINE_SKIP_TRANSFERS"] != "1" {
     record(file, foundation, seconds: foundationFileRun.seconds, bytes: fileSize, rss: foundationFileRun.rss, cpu: foundationFileRun.cpu)
     try? FileManager.default.removeItem(at: downloadTarget)
 
-    let cMemory = runPeer(["mem", memoryURL.absoluteString])
-    record(memory, cPerform, seconds: cMemory.seconds, bytes: cMemory.bytes, rss: cMemory.rss, cpu: cMemory.cpu)
-    let oursMemoryRun = measureInProcess { oursMemory(manager) }
-    record(memory, oursAF, seconds: oursMemoryRun.seconds, bytes: memorySize, rss: oursMemoryRun.rss, cpu: oursMemoryRun.cpu)
-    let foundationMemoryRun = measureInProcess { foundationMemory(session) }
-    record(memory, foundation, seconds: foundationMemoryRun.seconds, bytes: memorySize, rss: foundationMemoryRun.rss, cpu: foundationMemoryRun.cpu)
+    // The body's rows run SESSION_ENGINE_ROUNDS times too (a single 100 MiB run swings by 2x here).
+    var memoryClients: [(name: String, run: () -> ClientRun?)] = [
+        (cPerform, {
+            let c = runPeer(["mem", memoryURL.absoluteString])
+            precondition(c.bytes == memorySize, "the C loop's body has \(c.bytes) bytes")
+            return ClientRun(seconds: c.seconds, rss: c.rss, cpu: c.cpu)
+        }),
+        (oursAF, {
+            let run = measureInProcess { oursMemory(manager) }
+            return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+        }),
+        (oursLean, {
+            let run = measureInProcess { oursLeanMemory(manager) }
+            return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+        }),
+        (foundation, {
+            let run = measureInProcess { foundationMemory(session) }
+            return ClientRun(seconds: run.seconds, rss: run.rss, cpu: run.cpu)
+        }),
+    ]
     // The peer counts the body's bytes as they stream in rather than collecting them: an upper bound for it.
-    if let peer = runAsyncHTTPClient(memoryURL, requests: 1, concurrency: 1) {
-        record(memory, asyncHTTPClient, seconds: peer.seconds, bytes: peer.bytes, rss: peer.rss, cpu: peer.cpu)
-    }
+    memoryClients.append((asyncHTTPClient, {
+        runAsyncHTTPClient(memoryURL, requests: 1, concurrency: 1).map { ClientRun(seconds: $0.seconds, rss: $0.rss, cpu: $0.cpu) }
+    }))
+    recordTransferRows(memory, bytes: memorySize, clients: memoryClients)
     manager.invalidateSession(cancelingTasks: true)
     session.invalidateAndCancel()
 }

@@ -19,10 +19,11 @@ import HTTPTypes
 // options the engine sets on a plain GET (decoded bodies, timeouts, the "Expect:" list...), so it does
 // libcurl's whole share of the engine's work: what ours costs beyond it is our code. Without valgrind it prints
 // why and stops. This binary is also the client each run starts: `SessionEngineInstructions client MODE
-// URL COUNT WIDTH` (no server of its own).
+// URL COUNT WIDTH` (no server of its own). SESSION_ENGINE_BODY_SIZE=<bytes> makes the client expect bodies
+// of that size instead of 1 KiB (a big body's cost: `client af URL/100m.bin 5 1` against a running nginx).
 
 let width = 32
-let smallSize = 1_024
+let smallSize = ProcessInfo.processInfo.environment["SESSION_ENGINE_BODY_SIZE"].flatMap { Int($0) } ?? 1_024
 
 /// The disk cache directory the "cache-misses" client opens (filled by the benchmark beforehand).
 let cacheDirectoryVariable = "SESSION_ENGINE_INSTRUCTIONS_CACHE"

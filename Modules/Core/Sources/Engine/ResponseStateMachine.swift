@@ -73,7 +73,9 @@ struct ResponseStateMachine {
         var alreadyReceived: Int64
         /// The server sent the whole entity again: truncate the download file and start over.
         var restartsFile: Bool
-        /// Memory to reserve for the body (a data task with a known, plausible Content-Length).
+        /// The body length memory is reserved toward (a data task with a known, plausible Content-Length,
+        /// within the body limit): reserved in steps as the bytes arrive (``bodyReservation(toHold:reserved:announced:)``),
+        /// never all at once, so a Content-Length that lies costs no more than the bytes that came.
         var reservedCapacity: Int?
     }
 
@@ -280,6 +282,22 @@ struct ResponseStateMachine {
     }
 
     // MARK: Body
+
+    /// The first step of a body's reservation: 1 MiB (a body announced as smaller gets its length at once).
+    static let firstBodyReservation = 1 << 20
+
+    /// The capacity to reserve so that `needed` bytes fit, when `reserved` are reserved and the response
+    /// announced `announced`: the first step, then twice the last, never more than announced (nil when
+    /// nothing more is to be reserved: the bytes fit, or the announced length is reached; past it the
+    /// body grows as Data grows). So what is asked for stays within max(1 MiB, twice the bytes held)
+    /// (Data may round a growth up by a quarter; pages never written cost address space, not memory),
+    /// and a long body is gathered in about log2(length / 1 MiB) reallocations, with no copy when the
+    /// allocator can move pages (glibc's realloc of a large block remaps it).
+    static func bodyReservation(toHold needed: Int, reserved: Int, announced: Int) -> Int? {
+        guard needed > reserved, reserved < announced else { return nil }
+        let step = reserved == 0 ? firstBodyReservation : reserved &* 2
+        return min(announced, max(needed, step))
+    }
 
     /// `count` body bytes arrived (after content decoding).
     mutating func receivedBody(count: Int) -> BodyAction {

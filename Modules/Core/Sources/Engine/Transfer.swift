@@ -90,6 +90,10 @@ final class Transfer {
 
     // Body sinks
     var body = Data()
+    /// The Content-Length the body's memory is reserved toward (0: none), and how much is reserved so far:
+    /// in steps as bytes arrive (ResponseStateMachine.bodyReservation), so a lying length reserves little.
+    private var bodyReservationTarget = 0
+    private var bodyReserved = 0
     private(set) var isDownload: Bool
     var downloadSink = DownloadFileSink()
     private var writeFailed = false
@@ -198,6 +202,8 @@ final class Transfer {
         discardedRedirectBytes = 0
         abandonsRedirectBody = false
         body.removeAll(keepingCapacity: false)
+        bodyReservationTarget = 0
+        bodyReserved = 0
         lastSent = 0
         lastReceived = 0
         reportedSent = 0
@@ -260,7 +266,9 @@ final class Transfer {
         case .deliver(let response): final = response
         }
         if final.restartsFile { downloadSink.truncate(to: 0) }
-        if let capacity = final.reservedCapacity { body.reserveCapacity(capacity) }
+        bodyReservationTarget = final.reservedCapacity ?? 0
+        bodyReserved = 0
+        reserveBody(toHold: 1)
         var head = machine.finalHead
         var expectedLength = final.expectedLength
         if let revalidation = cacheRevalidation {
@@ -378,10 +386,23 @@ final class Transfer {
                 return afc_writefunc_pause
             }
         } else {
-            if machine.configuration.keepsBody { body.append(bytes.assumingMemoryBound(to: UInt8.self)) }
+            if machine.configuration.keepsBody {
+                if body.count &+ bytes.count > bodyReserved && bodyReserved < bodyReservationTarget {
+                    reserveBody(toHold: body.count &+ bytes.count)
+                }
+                body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            }
             if wantsReceivedData { events.transfer(task, didReceive: Data(bytes)) }
         }
         return bytes.count
+    }
+
+    /// Reserves the body's next step toward the announced length, if `needed` bytes do not fit.
+    private func reserveBody(toHold needed: Int) {
+        guard let capacity = ResponseStateMachine.bodyReservation(
+            toHold: needed, reserved: bodyReserved, announced: bodyReservationTarget) else { return }
+        body.reserveCapacity(capacity)
+        bodyReserved = capacity
     }
 
     /// Whether the download file could not be written.
