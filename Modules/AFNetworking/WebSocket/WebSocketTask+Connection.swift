@@ -53,6 +53,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
         // RFC 6455 §4.1: a client that refuses the handshake fails the connection (no close frame).
         if refused != nil { connection.close() }
         for resume in resumes { resume() }
+        runReadyCallbacks()
     }
 
     package func upgradeDidFail(_ connection: UpgradedConnection, error: any Error, response: HTTPURLResponse?) {
@@ -69,6 +70,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
     package func upgradeDidReceive(_ connection: UpgradedConnection, bytes: UnsafeRawBufferPointer) {
         let resumes = state.withLock { inner in take(bytes, &inner, connection) }
         for resume in resumes { resume() }
+        runReadyCallbacks()
     }
 
     package func upgradeMessageCounts(_ connection: UpgradedConnection) -> UpgradeMessageCounts? {
@@ -82,6 +84,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
             return processPending(&inner, connection)
         }
         for resume in resumes { resume() }
+        runReadyCallbacks()
     }
 
     /// Bytes from the server: into the protocol, then read out a message at a time while the buffer has
@@ -148,8 +151,9 @@ extension WebSocketTask: UpgradeConnectionHandler {
             case .task(_, let continuation):
                 return [{ continuation.resume(returning: message) }]
             case .handler(let handler):
-                inner.readyCallbacks.append { handler(.success(message)) }
-                return [runReadyCallbacks]
+                // Run by the caller of the handler method once the lock is released (runReadyCallbacks).
+                inner.readyCallbacks.append(ReadyCallback(handler: handler, result: .success(message)))
+                return []
             }
         }
         inner.buffered.append(message)

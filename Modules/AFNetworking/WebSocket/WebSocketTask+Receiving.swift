@@ -29,10 +29,10 @@ extension WebSocketTask {
         let (runs, resumes) = state.withLock { inner -> (Bool, [@Sendable () -> Void]) in
             var resumes: [@Sendable () -> Void] = []
             if let message = takeBuffered(&inner) {
-                inner.readyCallbacks.append { completionHandler(.success(message)) }
+                inner.readyCallbacks.append(ReadyCallback(handler: completionHandler, result: .success(message)))
                 resumes = resumeReadingIfDrained(&inner)
             } else if let ending = inner.ending {
-                inner.readyCallbacks.append { completionHandler(.failure(ending)) }
+                inner.readyCallbacks.append(ReadyCallback(handler: completionHandler, result: .failure(ending)))
             } else {
                 inner.waiters.append(.handler(completionHandler))
                 return (false, [])
@@ -66,6 +66,8 @@ extension WebSocketTask {
                 }
                 if let ready { continuation.resume(with: ready) }
                 for resume in resumes { resume() }
+                // Reading resumed may have delivered to a completion handler waiting beside this reader.
+                runReadyCallbacks()
             }
         } onCancel: {
             let continuation = state.withLock { inner -> CheckedContinuation<Message?, any Error>? in

@@ -35,6 +35,12 @@ public final class WebSocketTask: @unchecked Sendable {
     public let protocols: [String]
     private let session: LeanSession
 
+    /// A completion handler and what it is to be called with (a pair, not a closure: no allocation).
+    struct ReadyCallback {
+        let handler: @Sendable (Result<Message, any Error>) -> Void
+        let result: Result<Message, any Error>
+    }
+
     /// Someone waiting for the next message: a `receive()` (async) or a completion handler.
     enum Waiter {
         case task(id: UInt64, CheckedContinuation<Message?, any Error>)
@@ -71,7 +77,7 @@ public final class WebSocketTask: @unchecked Sendable {
         /// Completion handlers with their outcome, run one after another by whoever finds
         /// `runsCallbacks` false (so a handler that calls `receive(completionHandler:)` again while
         /// messages wait does not recurse once per message).
-        var readyCallbacks: [@Sendable () -> Void] = []
+        var readyCallbacks: [ReadyCallback] = []
         var readyCallbacksHead = 0
         var runsCallbacks = false
         /// Data messages sent and received, for the session's observer.
@@ -317,15 +323,15 @@ public final class WebSocketTask: @unchecked Sendable {
     }
 
     /// Runs the completion handlers waiting in `readyCallbacks`, in order, unless another thread (or an
-    /// outer call on this one) is running them already.
+    /// outer call on this one) is running them already; one lock acquisition when none wait.
     @Sendable func runReadyCallbacks() {
-        let starts = state.withLock { inner -> Bool in
-            guard !inner.runsCallbacks else { return false }
-            inner.runsCallbacks = true
-            return true
-        }
-        guard starts else { return }
-        while let next = state.withLock({ inner -> (@Sendable () -> Void)? in
+        var starting = true
+        while let next = state.withLock({ inner -> ReadyCallback? in
+            if starting {
+                starting = false
+                guard !inner.runsCallbacks, inner.readyCallbacksHead < inner.readyCallbacks.count else { return nil }
+                inner.runsCallbacks = true
+            }
             guard inner.readyCallbacksHead < inner.readyCallbacks.count else {
                 inner.readyCallbacks.removeAll(keepingCapacity: true)
                 inner.readyCallbacksHead = 0
@@ -336,7 +342,7 @@ public final class WebSocketTask: @unchecked Sendable {
             inner.readyCallbacksHead += 1
             return next
         }) {
-            next()
+            next.handler(next.result)
         }
     }
 
@@ -357,7 +363,7 @@ public final class WebSocketTask: @unchecked Sendable {
                 if case .closed = final { resumes.append { continuation.resume(returning: nil) } }
                 else { resumes.append { continuation.resume(throwing: final) } }
             case .handler(let handler):
-                inner.readyCallbacks.append { handler(.failure(final)) }
+                inner.readyCallbacks.append(ReadyCallback(handler: handler, result: .failure(final)))
             }
         }
         if inner.readyCallbacksHead < inner.readyCallbacks.count { resumes.append(runReadyCallbacks) }
