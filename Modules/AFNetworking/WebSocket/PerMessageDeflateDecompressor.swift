@@ -17,10 +17,14 @@ final class PerMessageDeflateDecompressor: @unchecked Sendable {
     /// What the sender removed from the end of each message (§7.2.1).
     static let messageTail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
 
-    /// The window zlib decompresses with: the server's negotiated bits, but 9 for 8: a server that agreed
-    /// to 8 may compress with a 9-bit window (zlib cannot do 8 for raw DEFLATE), and an encoder other
-    /// than zlib's may then use distances up to 512 bytes; the larger window accepts both.
-    let windowBits: Int
+    /// The window zlib decompresses with: always DEFLATE's largest, 15 bits (32 KiB), whatever
+    /// `server_max_window_bits` said. With a smaller window zlib refuses a distance past it only when the
+    /// distance reaches back before the current inflate call's output, so a hostile server's stream failed
+    /// or passed depending on how its bytes were cut into reads (found by the WebSocketFrameParse fuzz
+    /// target); with the largest window every distance DEFLATE can express is accepted, whatever the
+    /// reads. It also takes a server that agreed to 8 bits and compresses with 9, as zlib's own deflate
+    /// must. The cost: 32 KiB of window per compressed connection, made at its first compressed message.
+    let windowBits = 15
     /// Whether the stream is reset after each message.
     let resetsAfterEachMessage: Bool
 
@@ -33,7 +37,6 @@ final class PerMessageDeflateDecompressor: @unchecked Sendable {
 
     /// A decompressor for the server's side of `parameters`.
     init(parameters: PerMessageDeflate.Parameters) {
-        windowBits = max(parameters.serverMaxWindowBits, 9)
         resetsAfterEachMessage = parameters.serverNoContextTakeover
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -97,8 +100,17 @@ final class PerMessageDeflateDecompressor: @unchecked Sendable {
             let status = inflate(stream, Z_SYNC_FLUSH)
             let produced = scratch.count - Int(stream.pointee.avail_out)
             if produced > 0 {
-                // Subtracted, not added: no overflow; checked before any byte is appended.
-                guard produced <= limit - output.count else { return .messageTooLarge(limit: limit) }
+                // Subtracted, not added: no overflow. Past the limit only what fits is kept: the message
+                // then holds exactly its first `limit` bytes however its compressed bytes were cut into
+                // reads, so the text check that follows sees the same bytes either way.
+                guard produced <= limit - output.count else {
+                    let fits = limit - output.count
+                    if fits > 0 {
+                        if output.count + fits > output.capacity { output.reserveCapacity(limit) }
+                        output.append(contentsOf: scratch[..<fits])
+                    }
+                    return .messageTooLarge(limit: limit)
+                }
                 if output.count + produced > output.capacity {
                     // Grown explicitly so the buffer never exceeds the limit (doubling could).
                     output.reserveCapacity(min(limit, max(output.capacity * 2, output.count + produced)))

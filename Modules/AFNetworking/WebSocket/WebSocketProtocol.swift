@@ -205,9 +205,7 @@ public struct WebSocketProtocol: Sendable {
                 controlPayload.append(contentsOf: chunk)
             } else if messageIsCompressed, let decompressor {
                 messageWireByteCount += chunk.count
-                let start = messageBytes.count
-                try decompressor.decompress(chunk, appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
-                try validateText(from: start)
+                try inflate(chunk, with: decompressor)
             } else {
                 messageWireByteCount += chunk.count
                 if messageOpcode == .text, !messageUTF8.consume(chunk) { throw .invalidUTF8 }
@@ -226,9 +224,7 @@ public struct WebSocketProtocol: Sendable {
                 try finishControlFrame(frame.opcode, into: &actions)
             } else if frame.fin {
                 if messageIsCompressed, let decompressor {
-                    let start = messageBytes.count
-                    try decompressor.finishMessage(appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
-                    try validateText(from: start)
+                    try inflate(nil, with: decompressor)
                 }
                 try finishMessage(into: &actions)
             }
@@ -269,6 +265,26 @@ public struct WebSocketProtocol: Sendable {
                                           _ bytes: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
         if messageData.isEmpty { messageData.reserveCapacity(frame.payloadLength) }
         bytes { messageData.append($0) }
+    }
+
+    /// Inflates `chunk` of the message (nil: the message's end) into the message, then checks what it
+    /// appended as UTF-8 (text), also when inflating failed: text that goes wrong within the bytes kept
+    /// fails with 1007 before the limit's 1009 or damaged data's 1007, whichever reads the bytes came in
+    /// (one inflate call may run past both).
+    private mutating func inflate(_ chunk: ArraySlice<UInt8>?, with decompressor: PerMessageDeflateDecompressor)
+        throws(WebSocketProtocolError) {
+        let start = messageBytes.count
+        do throws(WebSocketProtocolError) {
+            if let chunk {
+                try decompressor.decompress(chunk, appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
+            } else {
+                try decompressor.finishMessage(appendingTo: &messageBytes, limit: configuration.maximumMessageSize)
+            }
+        } catch {
+            try validateText(from: start)
+            throw error
+        }
+        try validateText(from: start)
     }
 
     /// Checks the decompressed bytes from `start` on as UTF-8 when the message is text.
