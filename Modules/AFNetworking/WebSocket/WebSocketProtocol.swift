@@ -142,7 +142,7 @@ public struct WebSocketProtocol: Sendable {
         parser.append(bytes)
     }
 
-    /// ``append(_:)`` for bytes in memory the caller owns: while a data frame's payload is arriving and
+    /// `append(_:)` for bytes in memory the caller owns: while a data frame's payload is arriving and
     /// nothing waits in the parser, its bytes go straight into the message (one copy instead of two).
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open || state == .closingSent else { return }
@@ -164,7 +164,7 @@ public struct WebSocketProtocol: Sendable {
         if !rest.isEmpty { parser.append(rest) }
     }
 
-    /// Reads what ``append(_:)`` took until `maximumMessages` data messages are delivered (or the bytes
+    /// Reads what the `append` methods took until `maximumMessages` data messages are delivered (or the bytes
     /// run out) and returns what they call for; the rest waits for the next call.
     public mutating func process(maximumMessages: Int) -> [Action] {
         var actions: [Action] = []
