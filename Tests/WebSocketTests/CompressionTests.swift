@@ -188,11 +188,7 @@ struct CompressionFailureTests {
         #expect(whole.receive(stream) == failure(1007))
         for cut in 1..<stream.count {
             var split = machine()
-            var actions: [WebSocketProtocol.Action] = []
-            for piece in [stream[..<cut], stream[cut...]] {
-                piece.withUnsafeBytes { split.append($0) }
-                actions += split.process(maximumMessages: .max)
-            }
+            let actions = split.receiveDirectly(stream, cutAt: cut)
             #expect(actions == failure(1007), "cut at \(cut)")
             #expect(split.failure == .invalidUTF8 || split.failure == .invalidCompressedData)
         }
@@ -208,11 +204,7 @@ struct CompressionFailureTests {
         }
         for cut in 0...stream.count {
             var split = machine()
-            var actions: [WebSocketProtocol.Action] = []
-            for piece in [stream[..<cut], stream[cut...]] {
-                piece.withUnsafeBytes { split.append($0) }
-                actions += split.process(maximumMessages: .max)
-            }
+            let actions = split.receiveDirectly(stream, cutAt: cut)
             // The frame announces 82 compressed bytes and 17 came: nothing yet, and no failure.
             #expect(actions.isEmpty && split.failure == nil && split.state == .open, "cut at \(cut)")
         }
@@ -232,11 +224,7 @@ struct CompressionFailureTests {
         }
         for cut in 0...stream.count {
             var split = machine()
-            var actions: [WebSocketProtocol.Action] = []
-            for piece in [stream[..<cut], stream[cut...]] {
-                piece.withUnsafeBytes { split.append($0) }
-                actions += split.process(maximumMessages: .max)
-            }
+            let actions = split.receiveDirectly(stream, cutAt: cut)
             #expect(actions == failure(1007) && split.failure == .invalidUTF8, "cut at \(cut)")
         }
     }

@@ -120,3 +120,16 @@ func parseFrames(_ bytes: [UInt8], configuration: WebSocketFrameParser.Configura
     } while start < bytes.count
     return (frames, nil)
 }
+
+extension WebSocketProtocol {
+    /// The actions of `stream` taken in two pieces cut at `cut`, each through `append(_: UnsafeRawBufferPointer)`
+    /// (the way the task feeds it), then processed.
+    mutating func receiveDirectly(_ stream: [UInt8], cutAt cut: Int) -> [Action] {
+        var actions: [Action] = []
+        for piece in [stream[..<cut], stream[cut...]] {
+            piece.withUnsafeBytes { append($0) }
+            actions += process(maximumMessages: .max)
+        }
+        return actions
+    }
+}
