@@ -82,12 +82,12 @@ public struct WebSocketProtocol: Sendable {
     /// The limits and sources in force.
     public let configuration: Configuration
     /// Where the closing handshake is.
-    public private(set) var state: State = .open
+    public internal(set) var state: State = .open
     /// Why the connection failed, if it did (the close code sent is its ``WebSocketProtocolError/closeCode``).
     public private(set) var failure: WebSocketProtocolError?
 
     private var parser: WebSocketFrameParser
-    private let encoder: WebSocketFrameEncoder
+    let encoder: WebSocketFrameEncoder
     /// The frame whose payload is arriving.
     private var currentFrame: WebSocketFrameHead?
     /// A control frame's payload (at most 125 bytes).
@@ -106,7 +106,7 @@ public struct WebSocketProtocol: Sendable {
     private var messageIsCompressed = false
     /// The message's payload bytes as they came (compressed or not), bounded like the message.
     private var messageWireByteCount = 0
-    private let compressor: PerMessageDeflateCompressor?
+    let compressor: PerMessageDeflateCompressor?
     private let decompressor: PerMessageDeflateDecompressor?
 
     /// The capacity of the buffer the message is reassembled (and decompressed) in, for tests of the bound.
@@ -364,7 +364,7 @@ public struct WebSocketProtocol: Sendable {
         }
     }
 
-    private static func closePayload(code: UInt16, reason: [UInt8]) -> [UInt8] {
+    static func closePayload(code: UInt16, reason: [UInt8]) -> [UInt8] {
         [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)] + reason
     }
 
@@ -376,55 +376,5 @@ public struct WebSocketProtocol: Sendable {
         failure = error
         state = .closed
         actions.append(.deliver(.closed(code: error.closeCode, reason: "")))
-    }
-
-    // MARK: Sending
-
-    /// The frame of a text message (compressed, with RSV1, when ``Configuration/compression`` is set).
-    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless the state is ``State/open``;
-    ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
-    public func send(text: String) throws(WebSocketSendError) -> [UInt8] {
-        try sendData(WebSocketFrame(opcode: .text, payload: Data(text.utf8)))
-    }
-
-    /// The frame of a binary message (compressed, with RSV1, when ``Configuration/compression`` is set).
-    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless the state is ``State/open``;
-    ///   ``WebSocketSendError/compressionFailed(_:)`` when zlib fails.
-    public func send(binary: Data) throws(WebSocketSendError) -> [UInt8] {
-        try sendData(WebSocketFrame(opcode: .binary, payload: binary))
-    }
-
-    /// The frame of a ping carrying `payload` (default empty).
-    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless open; ``WebSocketSendError/controlPayloadTooLong(_:)``
-    ///   over 125 bytes.
-    public func sendPing(_ payload: Data = Data()) throws(WebSocketSendError) -> [UInt8] {
-        guard state == .open else { throw .notOpen(state) }
-        guard payload.count <= 125 else { throw .controlPayloadTooLong(payload.count) }
-        return encoder.encode(WebSocketFrame(opcode: .ping, payload: payload))
-    }
-
-    /// Starts the closing handshake (after the server's close arrived, the reply was sent already).
-    /// Returns the close frame's bytes; the state becomes ``State/closingSent``.
-    /// - Parameters:
-    ///   - code: the status code (default 1000, normal closure); must be one
-    ///     ``isValidCloseCode(_:)`` accepts.
-    ///   - reason: at most 123 bytes of UTF-8 (default none).
-    /// - Throws: ``WebSocketSendError/notOpen(_:)`` unless open, ``WebSocketSendError/invalidCloseCode(_:)``,
-    ///   ``WebSocketSendError/controlPayloadTooLong(_:)`` when the reason is longer than 123 bytes.
-    public mutating func close(code: UInt16 = 1000, reason: String = "") throws(WebSocketSendError) -> [UInt8] {
-        guard state == .open else { throw .notOpen(state) }
-        guard Self.isValidCloseCode(code) else { throw .invalidCloseCode(code) }
-        let reasonBytes = Array(reason.utf8)
-        guard reasonBytes.count <= 123 else { throw .controlPayloadTooLong(2 + reasonBytes.count) }
-        state = .closingSent
-        let payload = Self.closePayload(code: code, reason: reasonBytes)
-        return encoder.encode(WebSocketFrame(opcode: .close, payload: Data(payload)))
-    }
-
-    private func sendData(_ frame: WebSocketFrame) throws(WebSocketSendError) -> [UInt8] {
-        guard state == .open else { throw .notOpen(state) }
-        guard let compressor else { return encoder.encode(frame) }
-        let compressed = try compressor.compress(Array(frame.payload))
-        return encoder.encode(WebSocketFrame(opcode: frame.opcode, payload: Data(compressed), rsv1: true))
     }
 }

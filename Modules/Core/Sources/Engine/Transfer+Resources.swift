@@ -35,6 +35,12 @@ extension Transfer {
     /// The download's file, once opened.
     var downloadFile: URL? { downloadSink.url }
 
+    /// The offset a resumed download continued from (0 when it restarted or is new).
+    var resumedFrom: Int64 { machine.resumeOffset }
+
+    /// Whether the download file could not be written.
+    var didFailToWrite: Bool { writeFailed }
+
     /// Swaps in a fresh handle for a retry (redirect or authentication); the old one goes back to the pool.
     func replaceHandle(with newHandle: (handle: UnsafeMutableRawPointer, state: HandleState)) {
         if let headerList { curl_slist_free_all(headerList) }

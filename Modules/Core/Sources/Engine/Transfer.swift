@@ -90,13 +90,13 @@ final class Transfer {
 
     // Body sinks
     var body = Data()
-    /// The Content-Length the body's memory is reserved toward (0: none), and how much is reserved so far:
-    /// in steps as bytes arrive (ResponseStateMachine.bodyReservation), so a lying length reserves little.
-    private var bodyReservationTarget = 0
-    private var bodyReserved = 0
+    /// The Content-Length the body's memory is reserved toward (0: none) and how much is reserved so far
+    /// (Transfer+BodyReservation.swift).
+    var bodyReservationTarget = 0
+    var bodyReserved = 0
     private(set) var isDownload: Bool
     var downloadSink = DownloadFileSink()
-    private var writeFailed = false
+    private(set) var writeFailed = false
 
     /// Why a check of ours ended the transfer (a bound crossed, a redirect refused, a range that does
     /// not continue the file); the engine reports it instead of libcurl's result.
@@ -396,17 +396,4 @@ final class Transfer {
         }
         return bytes.count
     }
-
-    /// Reserves the body's next step toward the announced length, if `needed` bytes do not fit.
-    private func reserveBody(toHold needed: Int) {
-        guard let capacity = ResponseStateMachine.bodyReservation(
-            toHold: needed, reserved: bodyReserved, announced: bodyReservationTarget) else { return }
-        body.reserveCapacity(capacity)
-        bodyReserved = capacity
-    }
-
-    /// Whether the download file could not be written.
-    var didFailToWrite: Bool { writeFailed }
-    /// The offset a resumed download continued from (0 when it restarted or is new).
-    var resumedFrom: Int64 { machine.resumeOffset }
 }
