@@ -127,6 +127,7 @@ extension WebSocketTask: UpgradeConnectionHandler {
             case .deliver(.pong(let payload)):
                 if inner.awaitsKeepAlivePong && payload == Data("keep-alive".utf8) {
                     inner.awaitsKeepAlivePong = false
+                    inner.keepAlivePongs += 1
                 } else if !inner.pongHandlers.isEmpty {
                     let handler = inner.pongHandlers.removeFirst()
                     resumes.append { handler(nil) }

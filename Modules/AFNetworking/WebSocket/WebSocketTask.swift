@@ -59,6 +59,8 @@ public final class WebSocketTask: @unchecked Sendable {
         var keepAlive: Task<Void, Never>?
         /// A keep-alive ping went out and its pong has not come back.
         var awaitsKeepAlivePong = false
+        /// Keep-alive pings whose pong came back (tests read it).
+        var keepAlivePongs = 0
         var machine: WebSocketProtocol?
         var connection: UpgradedConnection?
         var isOpen = false
@@ -166,6 +168,8 @@ public final class WebSocketTask: @unchecked Sendable {
     public var error: WebSocketTaskError? { state.withLock { $0.ending } }
     /// The bytes of received messages waiting for the app (tests of the backpressure read it).
     package var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
+    /// Keep-alive pings answered so far (tests of the keep-alive read it).
+    package var answeredKeepAlivePings: Int { state.withLock { $0.keepAlivePongs } }
     /// Whether the socket is left unread because the app has not taken its messages.
     package var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 
