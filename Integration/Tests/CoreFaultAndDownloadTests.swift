@@ -39,7 +39,9 @@ struct CoreFaultTests {
         }
         #expect(midBody.code == NSURLErrorTimedOut)
         #expect(midBody.object == nil)
-        #expect(Date().timeIntervalSince(start) < 8)
+        // Two 1 s idle timers, not the resource timeout (a week). Bounded well above 2 s: with the other
+        // suites running beside it on 2 cores, this took 8.1 and 8.6 s twice while builds ran too.
+        #expect(Date().timeIntervalSince(start) < 20)
     }
 
     @Test func closedPortCannotConnect() async throws {

@@ -33,7 +33,9 @@ struct CoreLeanIdleTimerTests {
         let start = ContinuousClock.now
         let code = await urlErrorCode { _ = try await manager.session.data(for: URLRequest(url: url)) }
         #expect(code == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // The 1 s idle timer, not the 30 s resource timeout. Bounded well above 1 s: with the other suites
+        // running beside it on 2 cores, the caller's resumption was once seen 4.4 s late.
+        #expect(ContinuousClock.now - start < .seconds(15))
     }
 
     @Test func aServerThatStopsMidBodyTimesOutForDataAndBytes() async throws {
