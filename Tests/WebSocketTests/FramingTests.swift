@@ -65,6 +65,15 @@ struct FramingTests {
         // Two 32-bit random keys agree once in 2^32 runs.
         #expect(first.key != second.key)
         #expect(WebSocketMaskingKey(bigEndian: 0x37FA_213D) == testKey)
+        #expect(testKey.bytes == [0x37, 0xFA, 0x21, 0x3D])
+    }
+
+    @Test func theSystemSourceDrawsInBatchesAndHandsEachKeyOutOnce() {
+        // 130 keys span three draws of 64: a batch handed out twice, or a refill that failed to happen,
+        // would repeat keys (130 random 32-bit keys collide once in about 500,000 runs; two never).
+        let keys = (0..<130).map { _ in WebSocketMaskingKeySource.systemRandom.next() }
+        #expect(Set(keys).count >= 129)
+        #expect(Set(keys[0..<64]).isDisjoint(with: keys[64..<128]))
     }
 
     @Test func aMaskedServerFrameFailsWith1002() {

@@ -31,6 +31,9 @@ struct Run {
     var rate: Double
     var cpuMicroseconds: Double
     var peakRSS: Int
+    /// The server's CPU time over the child's lifetime (1.0: the single-threaded server never idled, so the
+    /// rate measured the server, not the client).
+    var serverBusy: Double?
 }
 
 // MARK: Workers (child processes of this binary)
@@ -380,9 +383,14 @@ func runChild(_ executable: String, _ arguments: [String], label: String) -> Run
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output  // its errors go straight to this process's
+    let serverBefore = serverCPUSeconds()
+    let started = Date()
     guard (try? process.run()) != nil else { return nil }
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    let lifetime = Date().timeIntervalSince(started)
+    let serverAfter = serverCPUSeconds()
+    let serverBusy = serverBefore.flatMap { before in serverAfter.map { ($0 - before) / lifetime } }
     let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
     guard process.terminationStatus == 0, fields.count == 5, fields[0] == "RESULT",
           let messages = Double(fields[1]), let seconds = Double(fields[2]), let rss = Int(fields[3]),
@@ -390,7 +398,17 @@ func runChild(_ executable: String, _ arguments: [String], label: String) -> Run
         print("  \(label) failed (status \(process.terminationStatus))")
         return nil
     }
-    return Run(rate: messages / seconds, cpuMicroseconds: cpu * 1e6 / messages, peakRSS: rss)
+    return Run(rate: messages / seconds, cpuMicroseconds: cpu * 1e6 / messages, peakRSS: rss, serverBusy: serverBusy)
+}
+
+/// The server process's user + system CPU seconds so far (/proc/PID/stat), nil where unreadable.
+func serverCPUSeconds() -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(server.processIdentifier)/stat", encoding: .utf8),
+          let end = stat.lastIndex(of: ")") else { return nil }
+    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 struct Workload {
@@ -406,7 +424,9 @@ struct Workload {
 func sizeName(_ size: Int) -> String { size >= 1_024 ? "\(size / 1_024) KiB" : "\(size) B" }
 
 var workloads: [Workload] = []
-for (size, roundTrips, streamed, perSocket) in [(32, 5_000, 30_000, 100), (1_024, 5_000, 30_000, 100), (65_536, 1_500, 3_000, 10)] {
+// 400 messages a socket on the small rows: at 100 (0.6 s) the run was too short to tell the clients apart
+// (one round's ratio went from 0.75x to 1.17x and back); at 400 (2-3 s) the rounds agree within 15%.
+for (size, roundTrips, streamed, perSocket) in [(32, 5_000, 30_000, 400), (1_024, 5_000, 30_000, 400), (65_536, 1_500, 3_000, 10)] {
     workloads.append(Workload(name: "round trips, 1 socket, \(sizeName(size))", kind: "rt", count: roundTrips, size: size,
                               unit: "rt/s"))
     workloads.append(Workload(name: "messages, 1 socket (/count), \(sizeName(size))", kind: "stream", count: streamed,
@@ -451,6 +471,7 @@ for workload in workloads {
         let sorted = all.sorted { $0.rate < $1.rate }
         let middle = sorted[(sorted.count - 1) / 2]
         var note = all.count == 1 ? "" : "median of \(all.count), \(Int(sorted.first!.rate))-\(Int(sorted.last!.rate))"
+        if let busy = middle.serverBusy { note += String(format: "%@server busy %.0f%%", note.isEmpty ? "" : "; ", busy * 100) }
         if name == ourName, paired.count > 1 {
             let ratios = paired.sorted()
             note += String(format: "; x websocket-kit within a round: %.2f-%.2f", ratios.first!, ratios.last!)

@@ -46,14 +46,14 @@ public struct WebSocketFrameEncoder: Sendable {
                 bytes.append(UInt8(truncatingIfNeeded: wide >> UInt64(shift)))
             }
         }
-        let key = maskingKey.bytes
-        bytes.append(contentsOf: key)
+        let keyWord = maskingKey.word
+        withUnsafeBytes(of: keyWord) { bytes.append(contentsOf: $0) }
         let headLength = bytes.count
         // The payload masked in place, a word at a time: a byte-by-byte walk of `Data` cost two thirds of
         // a 64 KiB round trip.
         bytes.append(contentsOf: frame.payload)
         // The key twice, read as a word in the machine's own byte order, lines up with any 8 payload bytes.
-        let narrowKey = UInt64(key.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let narrowKey = UInt64(keyWord)
         let wideKey = narrowKey | narrowKey << 32
         bytes.withUnsafeMutableBytes { buffer in
             let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[headLength...])
@@ -63,8 +63,8 @@ public struct WebSocketFrameEncoder: Sendable {
                 payload.storeBytes(of: value ^ wideKey, toByteOffset: index * 8, as: UInt64.self)
             }
             // The key's phase restarts every 4 bytes, and whole words keep it: the tail starts at phase 0.
-            for index in (words * 8)..<payload.count {
-                payload[index] ^= key[index & 3]
+            withUnsafeBytes(of: keyWord) { key in
+                for index in (words * 8)..<payload.count { payload[index] ^= key[index & 3] }
             }
         }
         return bytes

@@ -324,6 +324,16 @@ void afc_name_current_thread(const char *name) {
 
 int afc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
+CURLSH *afc_share_connection_cache(void) {
+    CURLSH *share = curl_share_init();
+    if (share == NULL) return NULL;
+    if (curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}
+
 int afc_epoll_control(int epoll, int operation, int socket, unsigned int events) {
     struct epoll_event event;
     memset(&event, 0, sizeof event);

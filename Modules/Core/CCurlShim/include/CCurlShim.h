@@ -98,6 +98,12 @@ int afc_identity_sink_present(afc_identity_sink *sink, const unsigned char *cert
 CURLcode afc_install_tls_hooks(CURL *handle, afc_trust_decider trust_decider, void *trust_userdata,
                                afc_identity_decider identity_decider);
 
+/// A share handle that holds one connection cache (CURL_LOCK_DATA_CONNECT), no lock functions: for one
+/// upgraded connection's handle, so that curl_easy_send/recv find their connection in a cache of one
+/// (in a multi handle's cache they search every connection of the multi: O(connections) a call).
+/// NULL when libcurl cannot make one. Free with curl_share_cleanup after the easy handle.
+CURLSH *afc_share_connection_cache(void);
+
 /// Names the calling thread as the kernel shows it (at most 15 bytes are kept).
 void afc_name_current_thread(const char *name);
 

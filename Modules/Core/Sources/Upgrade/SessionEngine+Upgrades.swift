@@ -82,6 +82,12 @@ extension SessionEngine {
             return
         }
         configureUpgradeHandle(handle, url: url, isHTTPS: scheme == "https", timeout: request.timeoutInterval)
+        // Each send and receive looks its connection up in the handle's cache: in the multi's shared one
+        // that walks every open connection (a tenth of the engine's time at 256 sockets), in its own, one.
+        if let cache = afc_share_connection_cache() {
+            afc_easy_setopt_pointer(handle, CURLOPT_SHARE, cache)
+            connection.engineState.connectionCache = cache
+        }
         let cookie = settings.cookies.jarSending(handlesCookies: request.httpShouldHandleCookies)?.cookieHeaderValue(for: url)
         connection.engineState.requestHead = UpgradeHandshake.requestHead(
             for: request, url: url, additionalFields: settings.additionalHeaders, cookie: cookie)
@@ -350,6 +356,8 @@ extension SessionEngine {
             curl_easy_cleanup(handle)
             upgradesByHandle[handle] = nil
         }
+        if let cache = connection.engineState.connectionCache { curl_share_cleanup(cache) }
+        connection.engineState.connectionCache = nil
         connection.engineState.handle = nil
         connection.engineState.socket = -1
         upgrades[ObjectIdentifier(connection)] = nil

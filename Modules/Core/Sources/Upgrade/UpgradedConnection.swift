@@ -80,6 +80,8 @@ package final class UpgradedConnection: @unchecked Sendable {
         enum Phase { case connecting, handshake, open, closed }
         var phase = Phase.connecting
         var handle: UnsafeMutableRawPointer?
+        /// The handle's own connection cache (see `afc_share_connection_cache`), freed after the handle.
+        var connectionCache: UnsafeMutableRawPointer?
         var socket: Int32 = -1
         /// The events epoll watches the socket for (nil: not watched).
         var watchedEvents: UInt32?
