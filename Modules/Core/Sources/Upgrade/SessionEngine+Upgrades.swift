@@ -81,7 +81,8 @@ extension SessionEngine {
             failUpgrade(connection, CurlErrorMapping.error(.cannotConnectToHost, url: url), response: nil)
             return
         }
-        configureUpgradeHandle(handle, url: url, isHTTPS: scheme == "https", timeout: request.timeoutInterval)
+        connection.engineState.isPlain = configureUpgradeHandle(handle, url: url, isHTTPS: scheme == "https",
+                                                                timeout: request.timeoutInterval)
         // Each send and receive looks its connection up in the handle's cache: in the multi's shared one
         // that walks every open connection (a tenth of the engine's time at 256 sockets), in its own, one.
         if let cache = afc_share_connection_cache() {
@@ -110,7 +111,8 @@ extension SessionEngine {
         }
     }
 
-    private func configureUpgradeHandle(_ handle: UnsafeMutableRawPointer, url: URL, isHTTPS: Bool, timeout: TimeInterval) {
+    /// Returns whether the connection is plain: neither TLS to the server nor to its proxy.
+    private func configureUpgradeHandle(_ handle: UnsafeMutableRawPointer, url: URL, isHTTPS: Bool, timeout: TimeInterval) -> Bool {
         _ = url.absoluteString.withCString { afc_easy_setopt_string(handle, CURLOPT_URL, $0) }
         afc_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -123,6 +125,7 @@ extension SessionEngine {
         if idle > 0 && idle < 1e9 { afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000)) }
         let proxy = settings.proxies.proxy(for: url)
         afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy ?? "")
+        let isPlain = !isHTTPS && !(proxy?.lowercased().hasPrefix("https:") ?? false)
         if proxy != nil {
             // Through an HTTP proxy the connection is a CONNECT tunnel, plain ws included: the proxy must
             // not see (or buffer) the upgrade.
@@ -130,11 +133,12 @@ extension SessionEngine {
             if let username = settings.proxies.username { afc_easy_setopt_string(handle, CURLOPT_PROXYUSERNAME, username) }
             if let password = settings.proxies.password { afc_easy_setopt_string(handle, CURLOPT_PROXYPASSWORD, password) }
         }
-        guard isHTTPS, let connectionSettings = events?.connectionSettings else { return }
+        guard isHTTPS, let connectionSettings = events?.connectionSettings else { return isPlain }
         connectionSettings.tls.apply(to: handle)
         if trustContext.currentPolicy != nil {
             afc_install_tls_hooks(handle, serverTrustDecider, Unmanaged.passUnretained(trustContext).toOpaque(), nil)
         }
+        return isPlain
     }
 
     /// libcurl finished connecting `connection` (or failed to).
@@ -242,7 +246,7 @@ extension SessionEngine {
             var sent = 0
             let offset = connection.engineState.writeOffset
             let code = connection.engineState.writing.withUnsafeBytes { bytes in
-                curl_easy_send(handle, bytes.baseAddress! + offset, bytes.count - offset, &sent)
+                send(connection, handle, bytes.baseAddress! + offset, bytes.count - offset, &sent)
             }
             if code == CURLE_AGAIN { return nil }
             guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
@@ -265,7 +269,7 @@ extension SessionEngine {
         var budget = Self.upgradeReadBudget
         while budget > 0 {
             var received = 0
-            let code = curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received)
+            let code = receive(connection, handle, buffer, &received)
             if code == CURLE_AGAIN { return nil }
             guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
             if received == 0 { return .some(nil) }
@@ -281,9 +285,47 @@ extension SessionEngine {
                 // The handler may have closed it, or turned reading off.
                 if connection.engineState.phase != .open || !connection.shared.withLock({ $0.reading }) { return nil }
             }
+            // A plain socket read short is empty for now, and epoll (level-triggered) reports it again when
+            // more comes: no read that would only say EAGAIN. (Through libcurl, TLS may hold decrypted bytes
+            // the socket no longer shows: read until libcurl says so.)
+            if connection.engineState.isPlain && received < buffer.count { return nil }
         }
         // The budget is spent: the rest waits for the next turn (the socket is still readable).
         return nil
+    }
+
+    /// Receives through libcurl, or from the socket itself on a plain connection (libcurl's connect-only
+    /// mode hands over a socket it has read nothing past: its proxy and SOCKS replies are read exactly),
+    /// which saves libcurl's connection lookup and lets a short read end the turn's reading.
+    private func receive(_ connection: UpgradedConnection, _ handle: UnsafeMutableRawPointer,
+                         _ buffer: UnsafeMutableRawBufferPointer, _ received: inout Int) -> CURLcode {
+        guard connection.engineState.isPlain else {
+            return curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received)
+        }
+        while true {
+            let count = recv(connection.engineState.socket, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 {
+                received = count
+                return CURLE_OK
+            }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_RECV_ERROR
+        }
+    }
+
+    /// Sends through libcurl, or to the socket itself on a plain connection (as ``receive(_:_:_:_:)``).
+    private func send(_ connection: UpgradedConnection, _ handle: UnsafeMutableRawPointer, _ bytes: UnsafeRawPointer,
+                      _ length: Int, _ sent: inout Int) -> CURLcode {
+        guard connection.engineState.isPlain else { return curl_easy_send(handle, bytes, length, &sent) }
+        while true {
+            let count = Glibc.send(connection.engineState.socket, bytes, length, Int32(MSG_NOSIGNAL))
+            if count >= 0 {
+                sent = count
+                return CURLE_OK
+            }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_SEND_ERROR
+        }
     }
 
     /// Reads the response head once it is complete; opens the connection on a 101.

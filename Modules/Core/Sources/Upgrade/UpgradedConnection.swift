@@ -83,6 +83,9 @@ package final class UpgradedConnection: @unchecked Sendable {
         /// The handle's own connection cache (see `afc_share_connection_cache`), freed after the handle.
         var connectionCache: UnsafeMutableRawPointer?
         var socket: Int32 = -1
+        /// No TLS anywhere on the way (ws, no HTTPS proxy): the engine reads and writes the socket itself
+        /// (see `SessionEngine.readAvailable`).
+        var isPlain = false
         /// The events epoll watches the socket for (nil: not watched).
         var watchedEvents: UInt32?
         /// The response head read so far (handshake phase).
