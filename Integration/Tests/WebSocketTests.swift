@@ -86,6 +86,40 @@ struct WebSocketTests {
         for task in tasks { task.cancel() }
     }
 
+    @Test func anEngineWithSocketsAloneSleepsInEpollAndASendFromAnotherThreadWakesIt() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = manager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let task = manager.webSocketTask(with: server.url("/echo"))
+        task.offersCompression = false
+        task.resume()
+        try await task.send(.string("open"))
+        #expect(try await task.receive() == .string("open"))
+        // No transfer and nothing connecting: the engine sleeps on the socket's epoll alone, where
+        // curl_multi_wakeup would not reach it; a send from this task must wake it through its eventfd.
+        // (Another wake-up, a server ping say, may come between the look and the send: three tries.)
+        var wokenThroughTheWatch = false
+        for attempt in 0..<3 where !wokenThroughTheWatch {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !manager.engineSleepsOnUpgradedSocketsAlone && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(manager.engineSleepsOnUpgradedSocketsAlone)
+            let wakes = manager.upgradedSocketsWakeCount
+            try await task.send(.string("message \(attempt)"))
+            #expect(try await task.receive() == .string("message \(attempt)"))
+            wokenThroughTheWatch = manager.upgradedSocketsWakeCount > wakes
+        }
+        #expect(wokenThroughTheWatch)
+        // A transfer beside the socket brings libcurl's poll back (the engine no longer sleeps on epoll alone
+        // while it runs) and both are served.
+        let health = URL(string: server.url("/health").absoluteString.replacingOccurrences(of: "ws:", with: "http:"))!
+        let (body, response) = try await manager.session.data(for: URLRequest(url: health))
+        #expect((response as HTTPURLResponse).statusCode == 200 && body == Data("ok\n".utf8))
+        try await task.send(.string("after"))
+        #expect(try await task.receive() == .string("after"))
+    }
+
     @Test func aHundredSocketsStayWatchedWhileHalfCloseAndNewOnesTakeTheirDescriptors() async throws {
         let server = try await WebSocketServer.shared()
         let manager = manager()

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "CCurlShim.h"
@@ -340,6 +341,10 @@ int afc_epoll_control(int epoll, int operation, int socket, unsigned int events)
     event.events = events;
     event.data.fd = socket;
     return epoll_ctl(epoll, operation, socket, &event);
+}
+
+int afc_eventfd_create(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
 int afc_epoll_ready(int epoll, int *sockets, unsigned int *events, int capacity, int timeout_ms) {

@@ -116,5 +116,7 @@ void afc_name_current_thread(const char *name);
 int afc_epoll_create(void);
 int afc_epoll_control(int epoll, int operation, int socket, unsigned int events);
 int afc_epoll_ready(int epoll, int *sockets, unsigned int *events, int capacity, int timeout_ms);
+/// A non-blocking, close-on-exec eventfd (the engine's wake-up while it sleeps in epoll); -1 on failure.
+int afc_eventfd_create(void);
 
 #endif

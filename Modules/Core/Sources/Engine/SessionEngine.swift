@@ -37,7 +37,7 @@ final class SessionEngine: @unchecked Sendable {
     enum UpgradeCommand { case open, service }
 
     /// What a sender has to do after queueing a command.
-    private enum Wake { case none, wakeEngine, startThread }
+    private enum Wake { case none, wakeEngine, wakeUpgradeWatch(Int32), startThread }
 
     private struct Inbox {
         var commands: [Command] = []
@@ -46,6 +46,9 @@ final class SessionEngine: @unchecked Sendable {
         var invalidationSent = false
         /// The loop ended and the multi handle is gone: nothing may be sent any more.
         var stopped = false
+        /// The engine sleeps in epoll on its upgraded sockets alone: a sender wakes it by writing to this
+        /// eventfd, as curl_multi_wakeup would not reach it (-1: it does not).
+        var upgradeWatchWake: Int32 = -1
     }
 
     let multi: UnsafeMutableRawPointer
@@ -57,6 +60,8 @@ final class SessionEngine: @unchecked Sendable {
     /// first, so waking it with the lock still held made it sleep a second time, on the lock.
     /// shutDown() frees `multi` only once this is 0.
     private let wakesInFlight = Atomic<Int>(0)
+    /// How many times a sender woke the engine from its sleep on upgraded sockets alone (tests read it).
+    let upgradeWatchWakes = Atomic<Int>(0)
     let trustContext = ServerTrustContext()
     /// The session's busy-poll window, which the manager keeps in step with its settings.
     let busyPolling: BusyPolling
@@ -229,7 +234,7 @@ final class SessionEngine: @unchecked Sendable {
                 // Counted under the lock, so that shutDown(), which marks the inbox stopped under it,
                 // either keeps this sender out or waits for its wake-up to return.
                 wakesInFlight.add(1, ordering: .relaxed)
-                return (true, .wakeEngine)
+                return (true, inbox.upgradeWatchWake >= 0 ? .wakeUpgradeWatch(inbox.upgradeWatchWake) : .wakeEngine)
             }
             inbox.threadStarted = true
             return (true, .startThread)
@@ -238,6 +243,10 @@ final class SessionEngine: @unchecked Sendable {
         switch wake {
         case .wakeEngine:
             curl_multi_wakeup(multi)
+            wakesInFlight.subtract(1, ordering: .releasing)
+        case .wakeUpgradeWatch(let descriptor):
+            var one: UInt64 = 1
+            _ = write(descriptor, &one, 8)
             wakesInFlight.subtract(1, ordering: .releasing)
         case .startThread:
             let thread = Thread { [self] in run() }
@@ -259,7 +268,10 @@ final class SessionEngine: @unchecked Sendable {
         afc_name_current_thread("AFCore.engine")
         while true {
             clock.tick()
-            inbox.withLock { swap(&$0.commands, &takenCommands) }
+            inbox.withLock {
+                swap(&$0.commands, &takenCommands)
+                $0.upgradeWatchWake = -1
+            }
             for command in takenCommands { handle(command) }
             takenCommands.removeAll(keepingCapacity: true)
             reportFinishedTransfers()
@@ -306,6 +318,8 @@ final class SessionEngine: @unchecked Sendable {
                 wait = min(wait, max(0, milliseconds))
             }
             let window = busyPolling.window
+            // (Busy polling does not apply: the engine never spins while it watches upgraded sockets.)
+            if wait > 0 && sleepOnUpgradeSocketsAlone(Int32(wait)) { continue }
             // Upgraded connections' sockets are watched in the same poll (none: no extra cost).
             collectUpgradeWaitDescriptors()
             var polledUpgrades = false
@@ -325,6 +339,19 @@ final class SessionEngine: @unchecked Sendable {
             serviceReadyUpgrades(polled: polledUpgrades)
         }
         shutDown()
+    }
+
+    /// Whether the engine sleeps (or is about to) in epoll on its upgraded sockets alone (any thread).
+    var sleepsOnUpgradeSocketsAlone: Bool { inbox.withLock { $0.upgradeWatchWake >= 0 } }
+
+    /// Marks the engine asleep on its upgraded sockets' epoll (senders then wake it through `wake`),
+    /// unless a command already waits: false then. The loop's next turn clears the mark.
+    func markSleepingOnUpgradeWatch(wake: Int32) -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty else { return false }
+            inbox.upgradeWatchWake = wake
+            return true
+        }
     }
 
     /// Polls the sockets and the inbox without sleeping for the session's busy-poll window (see

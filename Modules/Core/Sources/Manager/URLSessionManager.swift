@@ -317,6 +317,11 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     }
 
     var currentEngine: SessionEngine? { registry.withLock { $0.engine } }
+
+    /// For tests: whether the engine sleeps in epoll on its upgraded connections' sockets alone (no
+    /// transfer), and how many times a sender woke it from there.
+    package var engineSleepsOnUpgradedSocketsAlone: Bool { currentEngine?.sleepsOnUpgradeSocketsAlone ?? false }
+    package var upgradedSocketsWakeCount: Int { currentEngine?.upgradeWatchWakes.load(ordering: .relaxed) ?? 0 }
     /// The hooks as one immutable object: reading a hook costs one retain, not a copy of every closure.
     var currentHooks: HooksSnapshot { state.withLock { $0.hooks } }
     var currentSettings: (serializer: any ResponseSerializing, queue: DispatchQueue?, group: DispatchGroup?) {

@@ -32,17 +32,6 @@ extension SessionEngine {
         return buffer
     }
 
-    /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
-    /// wake-up pipe and ``upgradePollDescriptors`` (whose `revents` it fills).
-    func pollWaiting(_ milliseconds: Int32) {
-        if upgradePollDescriptors.isEmpty {
-            curl_multi_poll(multi, nil, 0, milliseconds, nil)
-        } else {
-            let count = UInt32(upgradePollDescriptors.count)
-            upgradePollDescriptors.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
-        }
-    }
-
     /// Opens `connection` (any thread). False when the engine was invalidated.
     func openUpgrade(_ connection: UpgradedConnection) -> Bool {
         connection.shared.withLock { $0.engine = self }
@@ -239,97 +228,8 @@ extension SessionEngine {
         }
     }
 
-    /// Writes until the socket would block; an error ends the connection (nil: fine).
-    private func writePending(_ connection: UpgradedConnection) -> (any Error)?? {
-        guard let handle = connection.engineState.handle else { return nil }
-        while connection.engineState.writeOffset < connection.engineState.writing.count {
-            var sent = 0
-            let offset = connection.engineState.writeOffset
-            let code = connection.engineState.writing.withUnsafeBytes { bytes in
-                send(connection, handle, bytes.baseAddress! + offset, bytes.count - offset, &sent)
-            }
-            if code == CURLE_AGAIN { return nil }
-            guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
-            connection.engineState.writeOffset += sent
-            connection.engineState.bytesSent += Int64(sent)
-        }
-        if connection.engineState.phase == .open {
-            connection.engineState.writing.removeAll(keepingCapacity: true)
-            connection.engineState.writeOffset = 0
-        }
-        return nil
-    }
-
-    /// Reads until the socket would block or the turn's budget is spent. Returns `.some(nil)` for the
-    /// server's orderly close, `.some(error)` for a failure, nil to go on.
-    private func readAvailable(_ connection: UpgradedConnection) -> (any Error)?? {
-        guard let handle = connection.engineState.handle else { return nil }
-        // One buffer for every read of the engine's connections (not zeroed per read).
-        let buffer = upgradeReadBuffer
-        var budget = Self.upgradeReadBudget
-        while budget > 0 {
-            var received = 0
-            let code = receive(connection, handle, buffer, &received)
-            if code == CURLE_AGAIN { return nil }
-            guard code == CURLE_OK else { return .some(CurlErrorMapping.error(.networkConnectionLost, url: connection.request.url)) }
-            if received == 0 { return .some(nil) }
-            budget -= received
-            connection.engineState.bytesReceived += Int64(received)
-            if connection.engineState.phase == .handshake {
-                connection.engineState.head += UnsafeRawBufferPointer(rebasing: buffer[0..<received])
-                if let ended = readHandshake(connection) { return ended }
-                // A refused handshake released the handle: nothing more may be read from it.
-                if connection.engineState.phase == .closed { return nil }
-            } else {
-                connection.handler.upgradeDidReceive(connection, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
-                // The handler may have closed it, or turned reading off.
-                if connection.engineState.phase != .open || !connection.shared.withLock({ $0.reading }) { return nil }
-            }
-            // A plain socket read short is empty for now, and epoll (level-triggered) reports it again when
-            // more comes: no read that would only say EAGAIN. (Through libcurl, TLS may hold decrypted bytes
-            // the socket no longer shows: read until libcurl says so.)
-            if connection.engineState.isPlain && received < buffer.count { return nil }
-        }
-        // The budget is spent: the rest waits for the next turn (the socket is still readable).
-        return nil
-    }
-
-    /// Receives through libcurl, or from the socket itself on a plain connection (libcurl's connect-only
-    /// mode hands over a socket it has read nothing past: its proxy and SOCKS replies are read exactly),
-    /// which saves libcurl's connection lookup and lets a short read end the turn's reading.
-    private func receive(_ connection: UpgradedConnection, _ handle: UnsafeMutableRawPointer,
-                         _ buffer: UnsafeMutableRawBufferPointer, _ received: inout Int) -> CURLcode {
-        guard connection.engineState.isPlain else {
-            return curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received)
-        }
-        while true {
-            let count = recv(connection.engineState.socket, buffer.baseAddress, buffer.count, 0)
-            if count >= 0 {
-                received = count
-                return CURLE_OK
-            }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_RECV_ERROR
-        }
-    }
-
-    /// Sends through libcurl, or to the socket itself on a plain connection (as ``receive(_:_:_:_:)``).
-    private func send(_ connection: UpgradedConnection, _ handle: UnsafeMutableRawPointer, _ bytes: UnsafeRawPointer,
-                      _ length: Int, _ sent: inout Int) -> CURLcode {
-        guard connection.engineState.isPlain else { return curl_easy_send(handle, bytes, length, &sent) }
-        while true {
-            let count = Glibc.send(connection.engineState.socket, bytes, length, Int32(MSG_NOSIGNAL))
-            if count >= 0 {
-                sent = count
-                return CURLE_OK
-            }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_SEND_ERROR
-        }
-    }
-
     /// Reads the response head once it is complete; opens the connection on a 101.
-    private func readHandshake(_ connection: UpgradedConnection) -> (any Error)?? {
+    func readHandshake(_ connection: UpgradedConnection) -> (any Error)?? {
         guard let url = connection.request.url else { return nil }
         let limit = events?.transferLimits.maximumHeaderSize ?? TransferLimits.defaultMaximumHeaderSize
         // Only the bytes that came since the last search (and the three before, where a blank line may
@@ -414,27 +314,6 @@ extension SessionEngine {
         connection.shared.withLock { $0.closeRequested = true }
         connection.endObservation(error: error)
         connection.handler.upgradeDidFail(connection, error: error, response: response)
-    }
-
-    /// Fills ``upgradePollDescriptors`` with what the loop's poll watches for upgraded connections: the
-    /// epoll descriptor while any socket is watched (one descriptor however many connections are open).
-    func collectUpgradeWaitDescriptors() {
-        upgradePollDescriptors.removeAll(keepingCapacity: true)
-        guard !upgradesBySocket.isEmpty, upgradeWatch.descriptor >= 0 else { return }
-        upgradePollDescriptors.append(curl_waitfd(fd: upgradeWatch.descriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0))
-    }
-
-    /// Services the connections whose sockets epoll found ready (asked without waiting when the loop did
-    /// not poll, or its poll found the epoll descriptor readable).
-    func serviceReadyUpgrades(polled: Bool) {
-        guard !upgradesBySocket.isEmpty else { return }
-        if polled, let epoll = upgradePollDescriptors.first, epoll.revents == 0 { return }
-        upgradeWatch.collectReady(into: &readyUpgrades)
-        for ready in readyUpgrades {
-            // A connection closed earlier in this loop is no longer in the table.
-            guard let connection = upgradesBySocket[ready.socket] else { continue }
-            serviceUpgrade(connection, readable: ready.readable, writable: ready.writable)
-        }
     }
 
     /// Closes every connection (invalidation with cancelling, or the engine stopping).

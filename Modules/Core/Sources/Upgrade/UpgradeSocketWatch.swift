@@ -16,6 +16,9 @@ import Glibc
 struct UpgradeSocketWatch {
     /// The epoll descriptor; -1 until the first connection is watched.
     private(set) var descriptor: Int32 = -1
+    /// An eventfd in the epoll set that other threads write to wake the engine while it sleeps in epoll
+    /// alone (``SessionEngine/sleepOnUpgradeSocketsAlone(_:)``); -1 until first needed.
+    private(set) var wakeDescriptor: Int32 = -1
     /// Where the ready sockets and their events are written (kept between turns).
     private var readySockets: [Int32] = []
     private var readyEvents: [UInt32] = []
@@ -62,31 +65,58 @@ struct UpgradeSocketWatch {
         var writable: Bool
     }
 
-    /// Replaces `ready` with the sockets ready now, without waiting (at most ``maximumReadyPerTurn``).
-    mutating func collectReady(into ready: inout [Ready]) {
+    /// Makes ``wakeDescriptor`` and adds it to the epoll set, once; false when either cannot be made.
+    mutating func prepareWakeDescriptor() -> Bool {
+        if wakeDescriptor >= 0 { return true }
+        guard descriptor >= 0 else { return false }
+        let made = afc_eventfd_create()
+        guard made >= 0 else { return false }
+        guard afc_epoll_control(descriptor, Operation.add.rawValue, made, Self.readable) == 0 else {
+            Glibc.close(made)
+            return false
+        }
+        wakeDescriptor = made
+        return true
+    }
+
+    /// Replaces `ready` with the sockets ready now, or within `timeout` milliseconds when none is (at
+    /// most ``maximumReadyPerTurn``); a wake-up through ``wakeDescriptor`` is taken and not listed.
+    /// Returns whether there was one.
+    @discardableResult
+    mutating func collectReady(into ready: inout [Ready], timeout: Int32 = 0) -> Bool {
         ready.removeAll(keepingCapacity: true)
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0 else { return false }
         if readySockets.isEmpty {
             readySockets = Array(repeating: 0, count: Self.maximumReadyPerTurn)
             readyEvents = Array(repeating: 0, count: Self.maximumReadyPerTurn)
         }
         let count = readySockets.withUnsafeMutableBufferPointer { sockets in
             readyEvents.withUnsafeMutableBufferPointer { events in
-                afc_epoll_ready(descriptor, sockets.baseAddress, events.baseAddress, Int32(sockets.count), 0)
+                afc_epoll_ready(descriptor, sockets.baseAddress, events.baseAddress, Int32(sockets.count), timeout)
             }
         }
-        guard count > 0 else { return }
+        guard count > 0 else { return false }
+        var woken = false
         for index in 0..<Int(count) {
+            if readySockets[index] == wakeDescriptor {
+                var counter: UInt64 = 0
+                _ = read(wakeDescriptor, &counter, 8)
+                woken = true
+                continue
+            }
             let events = readyEvents[index]
             ready.append(Ready(socket: readySockets[index],
                                readable: events & (Self.readable | Self.hungUp | Self.failed) != 0,
                                writable: events & Self.writable != 0))
         }
+        return woken
     }
 
-    /// Closes the epoll descriptor (the engine stopping).
+    /// Closes the epoll descriptor and the wake-up (the engine stopping, once no sender can write to it).
     mutating func close() {
         if descriptor >= 0 { Glibc.close(descriptor) }
+        if wakeDescriptor >= 0 { Glibc.close(wakeDescriptor) }
         descriptor = -1
+        wakeDescriptor = -1
     }
 }
