@@ -8,10 +8,12 @@ public enum WebSocketHandshake {
     /// The GUID §1.3 appends to the key.
     public static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-    /// A `Sec-WebSocket-Key`: 16 bytes from `SystemRandomNumberGenerator`, base64 (§4.1).
+    /// A `Sec-WebSocket-Key`: 16 bytes from the system's cryptographic generator, base64 (§4.1).
     public static func makeClientKey() -> String {
+        // Two words, not sixteen draws of a byte (each a getrandom call of its own).
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+        var words = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeBytes(of: &words) { Data($0) }.base64EncodedString()
     }
 
     /// The `Sec-WebSocket-Accept` a server must return for `key`: base64 of the SHA-1 of the key
