@@ -50,7 +50,10 @@ struct CoreLeanIdleTimerTests {
             for try await _ in body {}
         }
         #expect(streamed == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Two 1 s idle timers, not a 30 s resource timeout (which the first call alone would take). With
+        // the integration suite beside it on 2 cores this takes 10-11 s (the first call 5.6 s, measured),
+        // alone 3.3 s: the bound says what it proves with room.
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test func aTrickleIsNotIdleButOneSlowerThanTheTimeoutIs() async throws {
