@@ -217,8 +217,7 @@ struct TaskPriorityTests {
 
     @Test func keysAreHostAndPortOrTheProxy() {
         func key(_ url: String, proxy: String?) -> String? {
-            let url = URL(string: url)!
-            return HostAdmission.key(for: url, scheme: url.scheme?.lowercased(), proxy: proxy)
+            AdmissionTarget(url: URL(string: url)!, proxy: proxy)?.key
         }
         #expect(key("http://Example.com/a", proxy: nil) == "example.com:80")
         #expect(key("https://example.com/a", proxy: nil) == "example.com:443")

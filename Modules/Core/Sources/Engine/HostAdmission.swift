@@ -59,19 +59,6 @@ struct HostAdmission {
     /// How many tasks wait for a connection.
     var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.count } }
 
-    /// The key a request for `url` counts against: `host:port` (the proxy's when one is set); nil for a
-    /// URL without a host (it fails in configuration, never waits).
-    /// `scheme`: the URL's scheme, lowercased (read once by the caller: each read parses the URL again).
-    static func key(for url: URL, scheme: String?, proxy: String?) -> String? {
-        if let proxy { return proxy }
-        // Percent-encoded: the key only has to tell hosts apart, and decoding costs on every request.
-        guard let host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else {
-            return nil
-        }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(host):\(port)"
-    }
-
     /// Whether any host's protocol is still being found out (the engine then reports what each response
     /// came over).
     var isProbing: Bool { !probing.isEmpty }

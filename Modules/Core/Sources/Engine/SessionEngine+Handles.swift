@@ -7,7 +7,10 @@ import Foundation
 extension SessionEngine {
     /// An idle handle (the most recently used first: its memory is likeliest still in cache) or a new one.
     func takeHandle() -> (handle: UnsafeMutableRawPointer, state: HandleState) {
-        if let idle = idleHandles.popLast() { return idle }
+        if let idle = idleHandles.popLast() { return (idle.handle, idle.state) }
+        // Handles lean callers renewed (`HandleRecycler`): taken a batch at a time, one lock for all.
+        handleRecycler.takeRenewed(into: &idleHandles)
+        if let idle = idleHandles.popLast() { return (idle.handle, idle.state) }
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         return (handle, .fresh)
     }
@@ -18,18 +21,22 @@ extension SessionEngine {
     /// a handle that ran a transfer never runs another: a plain one is replaced by its
     /// `curl_easy_duphandle` copy (its options without its per-transfer state, about 1.1-1.5 µs measured
     /// here against 0.05 µs for reuse), any other is freed and the next transfer gets a new handle.
-    func recycle(_ handle: UnsafeMutableRawPointer, state: HandleState) {
+    ///
+    /// `byCaller`: the transfer's end reaches a thread that renews an ended handle (a lean caller once
+    /// resumed, the processing queue after a task's completion), so the copy and free happen there
+    /// (``HandleRecycler``) unless enough ended handles wait already.
+    func recycle(_ handle: UnsafeMutableRawPointer, state: HandleState, byCaller: Bool = false) {
         guard idleHandles.count < Self.maximumIdleHandles else {
             curl_easy_cleanup(handle)
             return
         }
+        let pooled = HandleRecycler.PooledHandle(handle: handle, state: state)
         guard CurlRuntime.reusedHandlesKeepAFreedHeader else {
-            idleHandles.append((handle, state))
+            idleHandles.append(pooled)
             return
         }
-        if case .plain = state, let copy = curl_easy_duphandle(handle) {
-            idleHandles.append((copy, state))
-        }
+        if byCaller && handleRecycler.handOver(pooled) { return }
+        if let copy = HandleRecycler.copy(of: pooled) { idleHandles.append(copy) }
         curl_easy_cleanup(handle)
     }
 }

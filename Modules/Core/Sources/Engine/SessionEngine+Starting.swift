@@ -47,10 +47,9 @@ extension SessionEngine {
             return
         }
         let proxy = settings.proxies.proxy(for: url)
-        let scheme = url.scheme?.lowercased()
-        let key = HostAdmission.key(for: url, scheme: scheme, proxy: proxy)
-        let multiplexes = key.map { mayMultiplex(scheme: scheme, proxy: proxy, key: $0) } ?? false
-        guard admission.admit(task, key: key, mayMultiplex: multiplexes) else {
+        let target = AdmissionTarget(url: url, proxy: proxy)
+        let multiplexes = target.map { mayMultiplex(isHTTPS: $0.isHTTPS, proxy: proxy, key: $0.key) } ?? false
+        guard admission.admit(task, key: target?.key, mayMultiplex: multiplexes) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)
@@ -59,8 +58,8 @@ extension SessionEngine {
     /// Whether a request for `url` could be answered over HTTP/2 while its host's protocol is unknown:
     /// https without a proxy or a Unix socket, on a session that allows HTTP/2. Settings are read only
     /// until the host's first response said which protocol it speaks.
-    private func mayMultiplex(scheme: String?, proxy: String?, key: String) -> Bool {
-        guard proxy == nil, scheme == "https", !admission.knowsProtocol(of: key),
+    private func mayMultiplex(isHTTPS: Bool, proxy: String?, key: String) -> Bool {
+        guard proxy == nil, isHTTPS, !admission.knowsProtocol(of: key),
               let events else { return false }
         let connection = events.connectionSettings
         return connection.httpVersion != .http1_1 && connection.unixSocketPath == nil

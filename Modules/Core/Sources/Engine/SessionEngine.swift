@@ -16,6 +16,8 @@ final class SessionEngine: @unchecked Sendable {
     // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup
     // off the engine thread (documented thread-safe), by a sender counted in `wakesInFlight`, which
     // shutDown() waits out before freeing it; every other var is touched only on the engine thread.
+    // The tables and queues every request passes through are `@exclusivity(unchecked)`: touched on this
+    // one thread, and no access to them spans a call that reaches them again (see `Transfer`'s note).
 
     enum Command {
         case start(SessionTask)
@@ -66,7 +68,7 @@ final class SessionEngine: @unchecked Sendable {
     /// The session's busy-poll window, which the manager keeps in step with its settings.
     let busyPolling: BusyPolling
     /// How long the loop recently waited for work (engine thread).
-    private var idleGaps = IdleGaps()
+    @exclusivity(unchecked) private var idleGaps = IdleGaps()
 
     /// The engine thread, asserted wherever the state below is touched (debug builds).
     let confinement = ThreadConfinement()
@@ -78,23 +80,25 @@ final class SessionEngine: @unchecked Sendable {
     /// the longest the loop waits while transfers are in flight: 100 ms.
     static let idleCheckInterval: UInt64 = 100_000_000
     /// When transfers' idle timers were last checked (monotonic nanoseconds).
-    var lastIdleCheck: UInt64 = 0
+    @exclusivity(unchecked) var lastIdleCheck: UInt64 = 0
     /// The command buffer swapped with the inbox's each turn, so neither allocates.
-    private var takenCommands: [Command] = []
+    @exclusivity(unchecked) private var takenCommands: [Command] = []
     /// Jobs of tasks that prefer the engine as their executor, run once per turn (see
     /// SessionEngine+Executor.swift), and the buffer they are swapped into to run.
-    var pendingJobs: [UnownedJob] = []
-    var runningJobs: [UnownedJob] = []
+    @exclusivity(unchecked) var pendingJobs: [UnownedJob] = []
+    @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
     /// The loop ended: jobs enqueued on the engine thread now go to the global executor.
     var loopEnded = false
     /// The engine thread queued a command for itself this turn (without waking the poll).
     private var sentToSelf = false
 
     // Engine thread only
-    var transfersByTask: [ObjectIdentifier: Transfer] = [:]
-    var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
-    var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
-    var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
+    @exclusivity(unchecked) var transfersByTask: [ObjectIdentifier: Transfer] = [:]
+    @exclusivity(unchecked) var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
+    @exclusivity(unchecked) var idleHandles: [HandleRecycler.PooledHandle] = []
+    /// Ended handles lean callers renew on their threads (the manager's, shared by its engines).
+    let handleRecycler: HandleRecycler
+    @exclusivity(unchecked) var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
     /// What a transfer whose data task became a download tells the engine: one closure for all of them
     /// (a closure made per transfer was an allocation per request).
     private(set) lazy var transferBecameDownload: (Transfer, SessionTask) -> Void = { [unowned self] transfer, dataTask in
@@ -125,14 +129,14 @@ final class SessionEngine: @unchecked Sendable {
     var upgradePollDescriptors: [curl_waitfd] = []
     var readyUpgrades: [UpgradeSocketWatch.Ready] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
-    var finishedTransfers: [FinishedTransfer] = []
+    @exclusivity(unchecked) var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
-    var admission: HostAdmission
+    @exclusivity(unchecked) var admission: HostAdmission
     /// Tasks a local load answers (`SessionPlugins.localResponder`), by their load.
-    var localLoads: [ObjectIdentifier: LocalLoadState] = [:]
+    @exclusivity(unchecked) var localLoads: [ObjectIdentifier: LocalLoadState] = [:]
     /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.
-    var connectivityWaits: [ConnectivityWait] = []
-    var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
+    @exclusivity(unchecked) var connectivityWaits: [ConnectivityWait] = []
+    @exclusivity(unchecked) var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
     /// Sockets libcurl has open for this engine (its connections), kept by the shim's socket callbacks.
     let openSockets: UnsafeMutablePointer<Int> = {
         let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
@@ -148,8 +152,10 @@ final class SessionEngine: @unchecked Sendable {
     var cancelOnInvalidate = false
     static let maximumIdleHandles = 64
 
-    init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero)) {
+    init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero),
+         handleRecycler: HandleRecycler = HandleRecycler()) {
         CurlRuntime.ensureInitialized()
+        self.handleRecycler = handleRecycler
         self.busyPolling = busyPolling
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi

@@ -15,17 +15,23 @@ import AFProtocols
 ///
 /// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_perform` there);
 /// every callback asserts it in debug builds (``ThreadConfinement``).
+///
+/// Its stored properties are `@exclusivity(unchecked)`: one thread touches them, and no access spans a
+/// call that could reach the same property again (libcurl calls back only from `curl_multi_perform` and
+/// `curl_easy_pause`, which no access encloses), so the run-time check (a thread-local lookup and an
+/// access-set insert, about 80 instructions, some 55 times a request) could find nothing the compiler's
+/// static checks do not.
 final class Transfer {
     /// The task the transfer runs for (a data task's transfer continues for a download task after
     /// `.becomeDownload`).
-    private(set) var task: SessionTask
+    @exclusivity(unchecked) private(set) var task: SessionTask
     let events: any EngineEvents
     let settings: EngineSettings
-    var handle: UnsafeMutableRawPointer
+    @exclusivity(unchecked) var handle: UnsafeMutableRawPointer
     /// What `handle` is configured for (the pool hands it over with its state; configure updates it).
-    var handleState: HandleState
+    @exclusivity(unchecked) var handleState: HandleState
     /// The transfer was paused at some point (a handle that was paused is reset before reuse).
-    private(set) var wasPaused = false
+    @exclusivity(unchecked) private(set) var wasPaused = false
     /// The request being performed (changes on manual redirects). A task made from an `HTTPRequest`
     /// has none until something reads this (a redirect, the cache's revalidation, a cookie policy that
     /// looks at the main document): the plain path reads ``fieldRequest`` instead.
@@ -38,85 +44,85 @@ final class Transfer {
         }
         set { foundationRequest = newValue }
     }
-    private var foundationRequest: URLRequest?
+    @exclusivity(unchecked) private var foundationRequest: URLRequest?
     /// The task's `HTTPRequest`, sent as it is while no `URLRequest` replaced it.
     let fieldRequest: FieldRequest?
     /// The `HTTPRequest` to send as it is: no `URLRequest` was built for the transfer.
     var unchangedFieldRequest: FieldRequest? { foundationRequest == nil ? fieldRequest : nil }
     /// The URL being requested, without building a request.
     var requestURL: URL? { foundationRequest?.url ?? fieldRequest?.url }
-    var headerList: UnsafeMutablePointer<curl_slist>?
-    var reader: (any BodyReader)?
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) var reader: (any BodyReader)?
     /// The request's `httpBodyStream` as a one-pass source, once asked for (see `requestBodySource`).
-    var requestStreamSource: (any BodySource)?
+    @exclusivity(unchecked) var requestStreamSource: (any BodySource)?
     /// A redirect response waits to be followed (by the hook's decision, or the engine's): its body is
     /// held for the hook (and delivered if the hook declines), or dropped when the engine follows.
-    private(set) var holdsRedirect = false
+    @exclusivity(unchecked) private(set) var holdsRedirect = false
     /// How many times the transfer was configured: more than 1 after a redirect or challenge restarted it.
-    var attempts = 0
+    @exclusivity(unchecked) var attempts = 0
     /// How much of a redirect's body the engine reads before following without the rest.
     static let redirectBodyReadLimit = 64 * 1024
     /// Body bytes of the redirect being followed, read and dropped.
-    private var discardedRedirectBytes = 0
+    @exclusivity(unchecked) private var discardedRedirectBytes = 0
     /// The engine stopped reading a redirect's body to follow it: the write error that ends the attempt
     /// is not a failure.
-    private(set) var abandonsRedirectBody = false
+    @exclusivity(unchecked) private(set) var abandonsRedirectBody = false
     /// The session's redirect hook decides this transfer's redirects (else libcurl or the engine follows).
-    var redirectHookDecides = false
-    private var heldRedirectBody = Data()
+    @exclusivity(unchecked) var redirectHookDecides = false
+    @exclusivity(unchecked) private var heldRedirectBody = Data()
 
     /// The response decisions: head parsing, redirects, challenges, resume validation, bounds, idle timer
     /// (the engine feeds it the retry events after an attempt).
-    var machine = ResponseStateMachine()
+    @exclusivity(unchecked) var machine = ResponseStateMachine()
     /// A response arrived over HTTP/2 or HTTP/3 (the connection multiplexes) and the engine has not acted
     /// on it yet (it clears the flag).
-    var announcesMultiplexing = false
+    @exclusivity(unchecked) var announcesMultiplexing = false
     /// A response arrived over HTTP/1.x: while its host's protocol is unknown, the engine releases the
     /// host's waiting tasks up to the per-host limit (see ``HostAdmission``) and clears the flag.
-    var announcesSerial = false
+    @exclusivity(unchecked) var announcesSerial = false
     /// The engine knows the transfer's host multiplexes (an earlier response came over HTTP/2 or 3): the
     /// transfer waits for that connection instead of opening another. Set before each attempt is configured.
-    var hostMultiplexes = false
+    @exclusivity(unchecked) var hostMultiplexes = false
     /// A session policy decides this https GET's handshake and the cache may store its answer: the chain
     /// the server presented is read when each response head ends (``peerChain``), for the entry's
     /// `CacheTrustRecord`.
-    var recordsPeerChain = false
-    var peerChain: [Data]?
+    @exclusivity(unchecked) var recordsPeerChain = false
+    @exclusivity(unchecked) var peerChain: [Data]?
     /// The TLS settings the attempt was configured with (nil for http).
-    var attemptTLS: TLSOptions?
+    @exclusivity(unchecked) var attemptTLS: TLSOptions?
     /// The URL given to libcurl (which copies it), to recognise an unchanged effective URL without
     /// parsing it. Kept as the String: a native String hands out its NUL-terminated bytes without a copy.
-    var requestURLString = ""
+    @exclusivity(unchecked) var requestURLString = ""
 
     // Body sinks
-    var body = Data()
+    @exclusivity(unchecked) var body = Data()
     /// The Content-Length the body's memory is reserved toward (0: none) and how much is reserved so far
     /// (Transfer+BodyReservation.swift).
-    var bodyReservationTarget = 0
-    var bodyReserved = 0
-    private(set) var isDownload: Bool
-    var downloadSink = DownloadFileSink()
-    private(set) var writeFailed = false
+    @exclusivity(unchecked) var bodyReservationTarget = 0
+    @exclusivity(unchecked) var bodyReserved = 0
+    @exclusivity(unchecked) private(set) var isDownload: Bool
+    @exclusivity(unchecked) var downloadSink = DownloadFileSink()
+    @exclusivity(unchecked) private(set) var writeFailed = false
 
     /// Why a check of ours ended the transfer (a bound crossed, a redirect refused, a range that does
     /// not continue the file); the engine reports it instead of libcurl's result.
-    private(set) var refusal: URLError?
+    @exclusivity(unchecked) private(set) var refusal: URLError?
 
     // Progress and control
-    var lastSent: Int64 = 0
-    var lastReceived: Int64 = 0
-    var reportedSent: Int64 = 0
-    var reportedReceived: Int64 = 0
-    var lastReportTime: UInt64 = 0
-    var bodyError: (any Error)?
-    var throttled = false
+    @exclusivity(unchecked) var lastSent: Int64 = 0
+    @exclusivity(unchecked) var lastReceived: Int64 = 0
+    @exclusivity(unchecked) var reportedSent: Int64 = 0
+    @exclusivity(unchecked) var reportedReceived: Int64 = 0
+    @exclusivity(unchecked) var lastReportTime: UInt64 = 0
+    @exclusivity(unchecked) var bodyError: (any Error)?
+    @exclusivity(unchecked) var throttled = false
     /// The task is suspended: the callbacks pause the transfer (a pause set through curl_easy_pause
     /// before the transfer phase would be lost when libcurl starts the request).
-    var userPaused = false {
+    @exclusivity(unchecked) var userPaused = false {
         didSet { if userPaused { wasPaused = true } }
     }
     /// Hook presence, read once per attempt (the callbacks run often).
-    var wantsReceivedData = false
+    @exclusivity(unchecked) var wantsReceivedData = false
     /// A lean-path task (``LeanSession``): no hooks, no progress reports, no response decision.
     let isLean: Bool
     /// The engine thread every callback must run on (asserted in debug builds).
@@ -125,11 +131,11 @@ final class Transfer {
     let bodyStream: LeanBodyStream?
     /// The stored response this transfer asks the server about (a conditional request); cleared once
     /// the answer's head arrived.
-    var cacheRevalidation: CachedAnswer?
+    @exclusivity(unchecked) var cacheRevalidation: CachedAnswer?
     /// The stored response, freshened by the server's 304, that answers the task instead of the 304.
-    private(set) var cacheAnswer: CachedAnswer?
+    @exclusivity(unchecked) private(set) var cacheAnswer: CachedAnswer?
     /// A manually followed redirect chain hit the limit.
-    var tooManyRedirects = false
+    @exclusivity(unchecked) var tooManyRedirects = false
     let startDate = Date()
 
     /// The engine's count of open sockets, which this transfer's handle keeps up to date.
@@ -337,13 +343,13 @@ final class Transfer {
     }
 
     /// Tells the engine the transfer now runs for another task (the old one is passed).
-    var onBecomeDownload: ((Transfer, SessionTask) -> Void)?
+    @exclusivity(unchecked) var onBecomeDownload: ((Transfer, SessionTask) -> Void)?
     /// Tells the engine the body source asked to wait this long (it unpauses the transfer after).
-    var onWait: ((Transfer, Duration) -> Void)?
+    @exclusivity(unchecked) var onWait: ((Transfer, Duration) -> Void)?
     /// Asks a waking body reader (`WakingBodyReader`) to tell the engine when it has bytes.
-    var onReady: ((Transfer, any WakingBodyReader) -> Void)?
+    @exclusivity(unchecked) var onReady: ((Transfer, any WakingBodyReader) -> Void)?
     /// Paused until the body source wakes the engine (not held on purpose: the idle timeout runs).
-    var awaitsBodySource = false
+    @exclusivity(unchecked) var awaitsBodySource = false
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         confinement.assertOnOwner("libcurl's write callback")
