@@ -84,4 +84,71 @@ struct ResponseHeadHTTPTypesTests {
         // A phrase with a control character is made legal as swift-http-types makes it (a space).
         #expect(head("", status: 200, reason: "O\u{1}K").httpResponse?.status.reasonPhrase == "O K")
     }
+
+    @Test func aTypicalHeadBecomesExactlyItsFields() throws {
+        let lines = "Server: nginx/1.22.1\nDate: Sat, 28 Nov 2026 09:35:55 GMT\nContent-Type: application/octet-stream\n"
+            + "Content-Length: 1024\nSet-Cookie: a=1; Path=/\nX-Request-Id: 7f3a\nset-cookie: b=2\nX-Note: caf\u{E9} \u{0}!\n"
+            + "Connection: keep-alive\nX-Trail: spaced \nETag: \"6b0a9f05-400\"\n"
+        let response = try #require(head(lines).httpResponse)
+        #expect(response.headerFields.map { [$0.name.rawName, $0.value] } == [
+            ["Server", "nginx/1.22.1"], ["Date", "Sat, 28 Nov 2026 09:35:55 GMT"], ["Content-Type", "application/octet-stream"],
+            ["Content-Length", "1024"], ["Set-Cookie", "a=1; Path=/"], ["X-Request-Id", "7f3a"], ["set-cookie", "b=2"],
+            ["X-Note", "caf\u{E9}  !"], ["Connection", "keep-alive"], ["X-Trail", "spaced "], ["ETag", "\"6b0a9f05-400\""],
+        ])
+        #expect(response.headerFields[values: .setCookie] == ["a=1; Path=/", "b=2"])
+        #expect(response.headerFields.map(\.name.canonicalName).prefix(4) == ["server", "date", "content-type", "content-length"])
+    }
+
+    @Test func theDirectDecodingTakesExactlyPrintableASCIIWithNoSpaceAtAnEnd() {
+        let cases: [(String, Bool)] = [
+            ("", true), ("~", true), ("ab", true), ("keep-alive", true), ("a b", true), ("Sat, 28 Nov 2026 09:35:55 GMT", true),
+            (" x", false), ("x ", false), (" ", false), ("a\tb", false), ("\tab", false), ("caf\u{E9}", false),
+            ("abc\u{7F}", false), ("\u{1F}abcdefgh", false), ("abcdefgh\u{0}", false), ("abcdefg\u{80}h", false),
+        ]
+        for (value, expected) in cases {
+            let bytes = Array(value.utf8)
+            #expect(bytes.withUnsafeBufferPointer { ResponseHead.isPrintableASCII($0) } == expected, "\(bytes)")
+        }
+    }
+
+    /// Every length a word-wise check treats apart (under 4, 4 to 7, 8, past 8 with an overlapping last
+    /// word) with each kind of byte at each place: the check says yes exactly when every byte is in
+    /// 0x20...0x7E and neither end is a space.
+    @Test func theWordWiseCheckAgreesWithTheRuleAtEveryLengthAndPlace() {
+        let odd: [UInt8] = [0x00, 0x09, 0x1F, 0x20, 0x21, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        for count in 1...19 {
+            for place in 0..<count {
+                for byte in odd {
+                    var bytes = [UInt8](repeating: 0x61, count: count)
+                    bytes[place] = byte
+                    let expected = (0x20...0x7E).contains(byte) && !(byte == 0x20 && (place == 0 || place == count - 1))
+                    #expect(bytes.withUnsafeBufferPointer { ResponseHead.isPrintableASCII($0) } == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
+    @Test func everyCommonNameIsKnownInTitleCaseAndLowercaseOnly() throws {
+        let spellings = ["Server", "Date", "Content-Type", "Content-Length", "Last-Modified", "Connection", "ETag",
+                         "Accept-Ranges", "Cache-Control", "Expires", "Vary", "Location", "Set-Cookie", "Transfer-Encoding",
+                         "Content-Encoding", "Age", "Content-Range", "Content-Disposition", "Retry-After", "WWW-Authenticate",
+                         "Strict-Transport-Security", "Via", "Access-Control-Allow-Origin", "Content-Language",
+                         "Content-Location", "Allow"]
+        func known(_ spelling: String) -> HTTPField.Name? {
+            let bytes = Array(("x" + spelling + ":").utf8)  // the name inside a longer buffer, as a line has it
+            return bytes.withUnsafeBufferPointer { KnownFieldNames.name($0[1..<bytes.count - 1]) }
+        }
+        for spelling in spellings {
+            #expect(known(spelling)?.rawName == spelling)
+            #expect(known(spelling)?.canonicalName == spelling.lowercased())
+            #expect(known(spelling.lowercased())?.rawName == spelling.lowercased())
+            #expect(known(spelling.uppercased()) == nil)
+            #expect(known(String(spelling.dropLast())) == nil)
+            #expect(known(spelling + "s") == nil)
+        }
+        for other in ["", "X-Served-By", "Content-Typf", "Dat", "date ", "Content-Lengtx", "-ate", "ETAG", "WWW-AUTHENTICATE"] {
+            #expect(known(other) == nil, "\(other)")
+        }
+        #expect(known(String(repeating: "a", count: 40)) == nil)
+    }
 }
