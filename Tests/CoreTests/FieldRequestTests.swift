@@ -64,4 +64,32 @@ struct FieldRequestTests {
         #expect(line.value == "a  b c")
         #expect(HTTPFieldSyntax.isFieldValue(line.value))
     }
+
+    @Test func theURLIsTheSchemeAuthorityAndPathAsGiven() throws {
+        #expect(FieldRequest.urlString(scheme: "http", authority: "[::1]:8080", path: "/caf\u{E9}?q=a b")
+                == "http://[::1]:8080/caf\u{E9}?q=a b")
+        #expect(FieldRequest.urlString(scheme: "https", authority: "example.com", path: "") == "https://example.com")
+        let unusual = HTTPRequest(method: .get, scheme: "http", authority: "[::1]:8080", path: "/caf\u{E9}?q=a b")
+        // URL(string:) percent-encodes what a URL cannot hold, as it does for a URLRequest's.
+        #expect(try FieldRequest(unusual).url.absoluteString == "http://[::1]:8080/caf%C3%A9?q=a%20b")
+        let empty = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "")
+        #expect(try FieldRequest(empty).url.absoluteString == "https://example.com")
+    }
+
+    @Test func theMethodGoesOutUppercased() throws {
+        for (method, sent) in [("GET", "GET"), ("get", "GET"), ("Patch", "PATCH"), ("M-SEARCH", "M-SEARCH"), ("m-search", "M-SEARCH")] {
+            #expect(try FieldRequest(request([], method: HTTPRequest.Method(method)!)).method == sent)
+        }
+    }
+
+    @Test func theNamesAreTheLinesNamesLowercased() throws {
+        let fieldRequest = try FieldRequest(request([("X-Trace", "one"), ("ACCEPT", "*/*"), ("x-trace", "two"), ("Range", "bytes=0-1")]))
+        #expect(fieldRequest.lowercasedNames == ["x-trace", "accept", "range"])
+        #expect(fieldRequest.lowercasedNames == Set(fieldRequest.fieldLines.lines.map { $0.name.lowercased() }))
+        let bare = try FieldRequest(request([]))
+        #expect(bare.lowercasedNames.isEmpty && bare.fieldLines.lines.isEmpty)
+        // The initializer that lowercases the lines' names itself gives the same set.
+        #expect(FieldRequest(url: fieldRequest.url, method: "GET", fieldLines: fieldRequest.fieldLines).lowercasedNames
+                == ["x-trace", "accept", "range"])
+    }
 }

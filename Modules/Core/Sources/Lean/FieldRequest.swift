@@ -21,10 +21,17 @@ package struct FieldRequest: Sendable {
     /// (AFHTTPTypes, from an `HTTPRequest`) vouches that names are tokens and values free of CR, LF and NUL
     /// (what ``InvalidRequestError`` checks a `URLRequest`'s fields for).
     package init(url: URL, method: String, fieldLines: RequestFieldLines) {
+        self.init(url: url, method: method, fieldLines: fieldLines,
+                  lowercasedNames: Set(fieldLines.lines.map { $0.name.lowercased() }))
+    }
+
+    /// As ``init(url:method:fieldLines:)``, with the lines' names already lowercased (an `HTTPField.Name`'s
+    /// `canonicalName` is): the caller vouches that `lowercasedNames` holds exactly those.
+    package init(url: URL, method: String, fieldLines: RequestFieldLines, lowercasedNames: Set<String>) {
         self.url = url
         self.method = method
         self.fieldLines = fieldLines
-        lowercasedNames = Set(fieldLines.lines.map { $0.name.lowercased() })
+        self.lowercasedNames = lowercasedNames
     }
 
     /// The request as Foundation's type, for what reads one (see the type's note). Repeated names join
