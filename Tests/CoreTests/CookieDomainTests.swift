@@ -34,3 +34,26 @@ struct CookieDomainTests {
         #expect(FoundationCookieJar.responseMaySet(try cookie(domain: domain), from: try #require(URL(string: url))) == allowed)
     }
 }
+
+@Suite("Cookies: a header looked up before the engine needs it")
+struct PreparedCookieHeaderTests {
+    @Test func itHoldsUntilAStoreGoesThroughTheJar() throws {
+        let jar = FoundationCookieJar(storage: try #require(URLSessionConfiguration.ephemeral.httpCookieStorage))
+        let url = try #require(URL(string: "http://127.0.0.1:8080/a"))
+        let empty = jar.preparedHeader(for: url)
+        #expect(empty.value == nil)
+        #expect(empty.url == url)
+        #expect(jar.isCurrent(empty))
+        jar.storeCookies(fromSetCookieValues: ["a=1; Path=/"], responseURL: url)
+        #expect(!jar.isCurrent(empty))
+        let one = jar.preparedHeader(for: url)
+        #expect(one.value == "a=1")
+        #expect(jar.isCurrent(one))
+        // A response setting nothing the jar keeps (another site's domain) stores nothing: still current.
+        jar.storeCookies(fromSetCookieValues: ["b=2; Domain=other.example"], responseURL: url)
+        #expect(jar.isCurrent(one))
+        jar.storeCookies(fromSetCookieValues: ["b=2; Path=/"], responseURL: url)
+        #expect(!jar.isCurrent(one))
+        #expect(jar.preparedHeader(for: url).value == "a=1; b=2")
+    }
+}

@@ -167,6 +167,26 @@ struct DataTaskTests {
         #expect(text.contains("cookie: session=abc"))
     }
 
+    /// A task's Cookie header is looked up when it starts (off the engine thread); one that waits for its
+    /// host while an earlier response stores a cookie is looked up again: it sends that cookie.
+    @Test func aCookieStoredWhileATaskWaitsForItsHostIsSent() async {
+        let storage = URLSessionConfiguration.ephemeral.httpCookieStorage!
+        let manager = makeManager { configuration in
+            configuration.httpCookieStorage = storage
+            configuration.httpCookieAcceptPolicy = .always
+            configuration.httpMaximumConnectionsPerHost = 1  // the second request waits for the first
+        }
+        async let setting = complete(manager, URLRequest(url: sharedServer.url("/cookie")))
+        async let reading = complete(manager, URLRequest(url: sharedServer.url("/headers")))
+        let (set, read) = await (setting, reading)
+        #expect(set.error == nil)
+        let text = String(decoding: read.object as? Data ?? Data(), as: UTF8.self)
+        #expect(text.contains("cookie: session=abc"))
+        // Whichever started first, the lean path agrees once the cookie is stored.
+        let (data, _) = try! await manager.session.data(for: URLRequest(url: sharedServer.url("/headers")))
+        #expect(String(decoding: data, as: UTF8.self).contains("cookie: session=abc"))
+    }
+
     @Test func basicChallengeGoesThroughTheHandler() async {
         let manager = makeManager()
         let realms = Protected<[String?]>([])

@@ -19,6 +19,9 @@ import AFProtocols
 struct CookiePolicy: Sendable {
     /// nil: the session keeps no cookies.
     let jar: (any CookieStoring)?
+    /// `jar` when it is a Foundation storage's: its header can be looked up before the engine needs it
+    /// (``FoundationCookieJar/preparedHeader(for:)``).
+    let foundationJar: FoundationCookieJar?
     let sendsStoredCookies: Bool
     let acceptPolicy: HTTPCookie.AcceptPolicy
 
@@ -28,11 +31,15 @@ struct CookiePolicy: Sendable {
         if let storage = configuration.httpCookieStorage {
             if let sharedStandIn, storage === HTTPCookieStorage.shared {
                 jar = sharedStandIn
+                foundationJar = nil
             } else {
-                jar = FoundationCookieJar(storage: storage)
+                let foundation = FoundationCookieJar(storage: storage)
+                jar = foundation
+                foundationJar = foundation
             }
         } else {
             jar = nil
+            foundationJar = nil
         }
         sendsStoredCookies = configuration.httpShouldSetCookies
         acceptPolicy = configuration.httpCookieAcceptPolicy

@@ -85,10 +85,7 @@ extension SessionEngine {
         transfer.releaseResources()
         // Only a handle whose transfer ended normally keeps its configuration for the next one.
         let endedNormally = code == CURLE_OK && !cancelled && !transfer.wasPaused
-        // A lean caller, or the processing queue for a task's completion, renews the handle (a streamed
-        // body's consumer has no such moment).
-        recycle(transfer.handle, state: endedNormally ? transfer.handleState : .dirty,
-                byCaller: transfer.bodyStream == nil)
+        recycle(transfer.handle, state: endedNormally ? transfer.handleState : .dirty)
         deliver(transfer, outcome: outcome)
     }
 

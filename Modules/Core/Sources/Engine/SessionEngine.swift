@@ -95,9 +95,7 @@ final class SessionEngine: @unchecked Sendable {
     // Engine thread only
     @exclusivity(unchecked) var transfersByTask: [ObjectIdentifier: Transfer] = [:]
     @exclusivity(unchecked) var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
-    @exclusivity(unchecked) var idleHandles: [HandleRecycler.PooledHandle] = []
-    /// Ended handles lean callers renew on their threads (the manager's, shared by its engines).
-    let handleRecycler: HandleRecycler
+    @exclusivity(unchecked) var idleHandles: [(handle: UnsafeMutableRawPointer, state: HandleState)] = []
     @exclusivity(unchecked) var throttleTimers: [(deadline: ContinuousClock.Instant, transfer: Transfer)] = []
     /// What a transfer whose data task became a download tells the engine: one closure for all of them
     /// (a closure made per transfer was an allocation per request).
@@ -152,10 +150,8 @@ final class SessionEngine: @unchecked Sendable {
     var cancelOnInvalidate = false
     static let maximumIdleHandles = 64
 
-    init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero),
-         handleRecycler: HandleRecycler = HandleRecycler()) {
+    init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero)) {
         CurlRuntime.ensureInitialized()
-        self.handleRecycler = handleRecycler
         self.busyPolling = busyPolling
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi

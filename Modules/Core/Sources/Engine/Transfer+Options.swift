@@ -250,6 +250,14 @@ extension Transfer {
 
     /// The request's fields, then the session's additional headers it has none of its own for, then
     /// the stored cookies and a resumed download's range.
+    /// The header looked up when the task started, while it still holds: the first attempt, its URL, and
+    /// no store through the jar since. `.some(nil)`: no cookie to send.
+    private func preparedCookieHeader(for url: URL) -> String?? {
+        guard attempts == 1, let prepared = preparedCookies, let jar = settings.cookies.foundationJar,
+              jar.isCurrent(prepared), prepared.url == url else { return nil }
+        return .some(prepared.value)
+    }
+
     private func configureHeaders(_ sent: AttemptRequest) {
         let url = sent.url
         let fieldNames = sent.fieldNames
@@ -263,7 +271,7 @@ extension Transfer {
             fieldNames.contains(lowered) || settings.additionalHeaderNames.contains(lowered)
         }
         if let jar = settings.cookies.jarSending(handlesCookies: sent.handlesCookies), !isSent("cookie"),
-           let cookieHeader = jar.cookieHeaderValue(for: url) {
+           let cookieHeader = preparedCookieHeader(for: url) ?? jar.cookieHeaderValue(for: url) {
             headers.addLine("Cookie: ", cookieHeader)
         }
         if let resume = task.resumeState, machine.resumeOffset > 0, !isSent("range") {

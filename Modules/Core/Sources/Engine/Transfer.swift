@@ -90,6 +90,8 @@ final class Transfer {
     @exclusivity(unchecked) var peerChain: [Data]?
     /// The TLS settings the attempt was configured with (nil for http).
     @exclusivity(unchecked) var attemptTLS: TLSOptions?
+    /// The first attempt's Cookie header, looked up when the task started (see `TaskStorage`).
+    let preparedCookies: PreparedCookieHeader?
     /// The URL given to libcurl (which copies it), to recognise an unchanged effective URL without
     /// parsing it. Kept as the String: a native String hands out its NUL-terminated bytes without a copy.
     @exclusivity(unchecked) var requestURLString = ""
@@ -158,7 +160,9 @@ final class Transfer {
         self.handle = handle.handle
         self.handleState = handle.state
         self.fieldRequest = task.fieldRequest
-        self.foundationRequest = task.updateStorage { $0.currentRequest } ?? (task.fieldRequest == nil ? task.originalRequest : nil)
+        let (current, preparedCookies) = task.updateStorage { ($0.currentRequest, $0.preparedCookies) }
+        self.foundationRequest = current ?? (task.fieldRequest == nil ? task.originalRequest : nil)
+        self.preparedCookies = preparedCookies
         self.isDownload = task is SessionDownloadTask
         self.isLean = task.leanDelivery != nil
         self.bodyStream = task.leanDelivery?.stream

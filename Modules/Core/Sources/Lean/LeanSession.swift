@@ -135,8 +135,6 @@ public struct LeanSession: Sendable {
             : source != nil ? SessionUploadTask.self : SessionDataTask.self
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: download ? nil : source,
                                     controller: manager.leanController, delivery: .caller)
-        // Whatever the outcome, the engine may have handed this thread an ended handle to renew.
-        defer { manager.handleRecycler.renewOne() }
         // The task exists before the caller can be cancelled: cancelling it (even before it started) ends it,
         // and its end reaches the continuation whichever comes first.
         return try await withTaskCancellationHandler {

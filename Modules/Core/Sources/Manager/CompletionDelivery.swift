@@ -40,19 +40,11 @@ extension URLSessionManager {
             if job.isBatchable {
                 batch.append(job)
             } else {
-                processingQueue.async { [self] in
-                    dispatch([serialize(job)])
-                    handleRecycler.renewOne()
-                }
+                processingQueue.async { [self] in dispatch([serialize(job)]) }
             }
         }
         guard !batch.isEmpty else { return }
-        processingQueue.async { [self, batch] in
-            dispatch(batch.map { serialize($0) })
-            // The engine handed over each job's ended handle (HandleRecycler): renewed here, once the
-            // completions are on their way, instead of on the engine thread.
-            for _ in batch { handleRecycler.renewOne() }
-        }
+        processingQueue.async { [self, batch] in dispatch(batch.map { serialize($0) }) }
     }
 
     /// Runs the deliveries on their queues: one block per queue, in order; inline when already there.

@@ -46,6 +46,21 @@ extension URLSessionManager {
                 return
             }
         }
-        if let cache = configurationTemplate.cache { consult(cache, for: task) }
+        if let cache = configurationTemplate.cache {
+            consult(cache, for: task)
+        } else {
+            prepareCookies(for: task)
+        }
+    }
+
+    /// Looks up the Cookie header of `task`'s first attempt here, off the engine thread, when the session
+    /// sends a Foundation storage's cookies (the engine uses it unless a store came between).
+    private func prepareCookies(for task: SessionTask) {
+        let cookies = configurationTemplate.cookies
+        guard let jar = cookies.foundationJar, cookies.sendsStoredCookies, let url = task.originalURL else { return }
+        // An HTTPRequest always handles cookies; a URLRequest says (read without building one).
+        if task.fieldRequest == nil, task.originalRequest?.httpShouldHandleCookies == false { return }
+        let prepared = jar.preparedHeader(for: url)
+        task.updateStorage { $0.preparedCookies = prepared }
     }
 }

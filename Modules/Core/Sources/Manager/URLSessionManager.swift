@@ -40,8 +40,6 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
 
     /// Runs the lean path's tasks (``session``) on this manager's engine.
     let leanController = LeanTaskController()
-    /// Ended easy handles its lean callers renew (``HandleRecycler``), shared by the manager's engines.
-    let handleRecycler = HandleRecycler()
     let configurationTemplate: EngineSettings
     private let configurationCopy: URLSessionConfiguration.Snapshot
     let state = Protected(State())
@@ -82,8 +80,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
             $0.settings.plugins = plugins
         }
         noteSettings(of: state.withLock { $0.settings })
-        let engine = SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling,
-                                   handleRecycler: handleRecycler)
+        let engine = SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling)
         registry.withLock { $0.engine = engine }
         leanController.attach(self)
     }
@@ -274,10 +271,7 @@ open class URLSessionManager: @unchecked Sendable, NetworkTaskEventSource, DataT
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
         let old: SessionEngine? = registry.withLock { registry in
             let old = registry.engine
-            registry.engine = resetSession
-                ? SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling,
-                                handleRecycler: handleRecycler)
-                : nil
+            registry.engine = resetSession ? SessionEngine(settings: configurationTemplate, events: self, busyPolling: busyPolling) : nil
             return old
         }
         if resetSession {

@@ -8,6 +8,9 @@ import AFProtocols
 struct TaskStorage: Sendable {
     /// The request being performed, once it differs from the original (nil: the original).
     var currentRequest: URLRequest?
+    /// The first attempt's Cookie header, looked up on the thread that started the task (nil: the
+    /// engine looks it up).
+    var preparedCookies: PreparedCookieHeader?
     /// How many times a `URLRequest` was built from the task's ``SessionTask/fieldRequest`` (a plain
     /// request on that path builds none; tests read it).
     var builtURLRequests = 0
