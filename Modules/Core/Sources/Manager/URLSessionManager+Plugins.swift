@@ -11,6 +11,11 @@ extension URLSessionManager {
     /// `httpCookieStorage`, or, where that is Foundation's shared storage and the plugins name a
     /// `SessionPlugins.cookieStorage` (the umbrella's: AFCookies' `CookieJar.shared`), that jar.
     /// nil when the configuration keeps no cookies.
+    ///
+    /// With a Foundation storage, a task's Cookie header is read on the thread that resumes it, and read
+    /// again when its transfer starts only if the session stored a cookie in between (a response's, or
+    /// one stored through this jar): a cookie put into the `HTTPCookieStorage` directly after `resume()`
+    /// may miss that task, as it may with URLSession.
     public var cookieStorage: (any CookieStoring)? { configurationTemplate.cookies.jar }
 
     /// The session's observer (``Settings/plugins``), in one read; no lock when none is installed.
