@@ -176,11 +176,20 @@ struct DataTaskTests {
             configuration.httpCookieAcceptPolicy = .always
             configuration.httpMaximumConnectionsPerHost = 1  // the second request waits for the first
         }
-        async let setting = complete(manager, URLRequest(url: sharedServer.url("/cookie")))
-        async let reading = complete(manager, URLRequest(url: sharedServer.url("/headers")))
-        let (set, read) = await (setting, reading)
-        #expect(set.error == nil)
-        let text = String(decoding: read.object as? Data ?? Data(), as: UTF8.self)
+        let results = Protected<[String: Completion]>([:])
+        func task(_ path: String) -> SessionDataTask {
+            manager.dataTask(with: URLRequest(url: sharedServer.url("/\(path)"))) { response, object, error in
+                results.withLock { $0[path] = Completion(response: response as? HTTPURLResponse, object: object, error: error) }
+            }
+        }
+        let setting = task("cookie"), reading = task("headers")
+        // Resumed in this order, one after the other: the reading task is admitted after the setting one,
+        // so it waits for its host while the cookie is stored, its header looked up before that.
+        setting.resume()
+        reading.resume()
+        #expect(await eventually { results.withLock { $0.count == 2 } })
+        #expect(results.withLock { $0["cookie"] }?.error == nil)
+        let text = String(decoding: results.withLock { $0["headers"] }?.object as? Data ?? Data(), as: UTF8.self)
         #expect(text.contains("cookie: session=abc"))
         // Whichever started first, the lean path agrees once the cookie is stored.
         let (data, _) = try! await manager.session.data(for: URLRequest(url: sharedServer.url("/headers")))
