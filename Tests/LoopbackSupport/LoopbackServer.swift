@@ -78,6 +78,8 @@ package final class LoopbackServer: Sendable {
         var method = ""
         var path = ""
         var headers: [String: String] = [:]
+        /// The header lines as sent, in order (repeated names kept).
+        var headerLines: [String] = []
         var body = Data()
     }
 
@@ -101,6 +103,7 @@ package final class LoopbackServer: Sendable {
         let requestLine = lines.removeFirst().split(separator: " ")
         guard requestLine.count >= 2 else { return nil }
         var request = Request(method: String(requestLine[0]), path: String(requestLine[1]))
+        request.headerLines = lines
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             request.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -214,6 +217,9 @@ package final class LoopbackServer: Sendable {
         case "headers":
             let lines = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
             return reply(client, headers: [("Content-Type", "text/plain")], body: Data(lines.utf8))
+        case "request-head":  // the header lines exactly as they came, one per line
+            return reply(client, headers: [("Content-Type", "text/plain")],
+                         body: Data(request.headerLines.joined(separator: "\n").utf8))
         case "query":
             return reply(client, headers: [("Content-Type", "text/plain")],
                          body: Data((parts.count > 1 ? String(parts[1]) : "").utf8))

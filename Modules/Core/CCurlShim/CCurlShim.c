@@ -2,6 +2,7 @@
 #include <openssl/crypto.h>
 #include <curl/curl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -27,6 +28,16 @@ __attribute__((constructor)) static void afc_openssl_keeps_state_at_exit(void) {
 
 unsigned int afc_curl_version_num(void) {
     return curl_version_info(CURLVERSION_NOW)->version_num;
+}
+
+void afc_curl_content_encodings(char *buffer, size_t capacity) {
+    int features = curl_version_info(CURLVERSION_NOW)->features;
+    snprintf(buffer, capacity, "%s%s%s%s%s",
+             (features & CURL_VERSION_LIBZ) ? "deflate, gzip" : "",
+             (features & CURL_VERSION_LIBZ) && (features & (CURL_VERSION_BROTLI | CURL_VERSION_ZSTD)) ? ", " : "",
+             (features & CURL_VERSION_BROTLI) ? "br" : "",
+             (features & CURL_VERSION_BROTLI) && (features & CURL_VERSION_ZSTD) ? ", " : "",
+             (features & CURL_VERSION_ZSTD) ? "zstd" : "");
 }
 
 CURLcode afc_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }

@@ -7,6 +7,10 @@
 
 /// The libcurl version number this process loaded (for diagnostics).
 unsigned int afc_curl_version_num(void);
+/// The content codings the loaded libcurl decodes, as it names them in the Accept-Encoding header it
+/// sends for CURLOPT_ACCEPT_ENCODING "" (its order: deflate, gzip, br, zstd), comma-separated into
+/// `buffer` (NUL-terminated; empty when it decodes none).
+void afc_curl_content_encodings(char *buffer, size_t capacity);
 
 // MARK: easy options, one wrapper per argument type
 CURLcode afc_easy_setopt_long(CURL *handle, CURLoption option, long value);

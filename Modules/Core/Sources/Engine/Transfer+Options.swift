@@ -69,7 +69,7 @@ extension Transfer {
         afc_easy_setopt_long(handle, CURLOPT_NOPROGRESS, isLean ? 1 : 0)
         if reusesHandle {
             if isDownload { try openDownloadFile() }
-            configureHeaders(sent)
+            configureHeaders(sent, decodesContent: options.decodesContent)
             return
         }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -130,7 +130,7 @@ extension Transfer {
 
         try configureMethodAndBody(method: method)
         if isDownload { try openDownloadFile() }
-        configureHeaders(sent)
+        configureHeaders(sent, decodesContent: options.decodesContent)
         if let credential = machine.credential, credential.applies(to: url), let user = credential.credential.user {
             afc_easy_setopt_string(handle, CURLOPT_USERNAME, user)
             afc_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.credential.password ?? "")
@@ -258,7 +258,8 @@ extension Transfer {
         return .some(prepared.value)
     }
 
-    private func configureHeaders(_ sent: AttemptRequest) {
+    /// `decodesContent`: libcurl decodes the response, so the list asks for what it decodes.
+    private func configureHeaders(_ sent: AttemptRequest, decodesContent: Bool) {
         let url = sent.url
         let fieldNames = sent.fieldNames
         var headers = HeaderListBuilder()
@@ -278,12 +279,16 @@ extension Transfer {
             headers.addLine("Range: bytes=\(machine.resumeOffset)-")
             headers.addLine("If-Range: ", resume.validator)
         }
+        let acceptEncoding = decodesContent ? CurlRuntime.acceptEncodingLine : nil
         guard headers.list != nil else {
-            // Most requests: only libcurl's own "Expect: 100-continue" to suppress, with a list shared by
-            // every transfer (never freed) instead of one built and freed per request.
-            afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.suppressExpectList)
+            // Most requests: libcurl's own "Expect: 100-continue" to suppress and perhaps the encodings to
+            // ask for, with a list shared by every transfer (never freed) instead of one built and freed
+            // per request.
+            let shared = acceptEncoding == nil ? Self.suppressExpectList : Self.acceptEncodingSuppressExpectList
+            afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, shared)
             return
         }
+        if let acceptEncoding { headers.addLine(acceptEncoding) }
         if !isSent("expect") { headers.addLine("Expect:") }
         headerList = headers.list
         afc_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers.list)
@@ -293,6 +298,14 @@ extension Transfer {
     nonisolated(unsafe) private static let suppressExpectList: UnsafeMutablePointer<curl_slist> = {
         // nonisolated(unsafe): written once here and only read after (libcurl only reads header lists).
         guard let list = curl_slist_append(nil, "Expect:") else { fatalError("curl_slist_append failed: out of memory") }
+        return list
+    }()
+
+    /// The shared list for a request libcurl decodes: ``CurlRuntime/acceptEncodingLine`` and "Expect:".
+    nonisolated(unsafe) private static let acceptEncodingSuppressExpectList: UnsafeMutablePointer<curl_slist> = {
+        // nonisolated(unsafe): as suppressExpectList.
+        guard let line = CurlRuntime.acceptEncodingLine, let first = curl_slist_append(nil, line),
+              let list = curl_slist_append(first, "Expect:") else { return suppressExpectList }
         return list
     }()
 }
