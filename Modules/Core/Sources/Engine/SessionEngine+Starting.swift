@@ -16,7 +16,8 @@ extension SessionEngine {
         }
         // One lock acquisition for the three things decided before the engine saw the task.
         let (cancelled, local, plan) = task.updateStorage { ($0.cancelRequested, $0.localLoad, $0.cachePlan) }
-        if cancelled {
+        // A confined task's cancel is a flag only: its command may have come before this one.
+        if cancelled || (task.isConfined && task.isCancelRequested) {
             // Cancelled before the engine saw it: its cancel command found nothing to cancel.
             finishWithoutTransfer(task, error: cancellationError(of: task, url: task.requestURL))
             return

@@ -4,9 +4,11 @@ import FoundationNetworking
 #endif
 
 /// Where a lean task's end goes: its streamed body (``LeanBodyStream``), or the caller awaiting the
-/// outcome, whose side lives in the task's storage (``LeanCaller``: no object or lock of its own per
-/// request). The engine thread calls ``finish(_:_:)`` once; the caller hands over its continuation with
-/// ``deliver(_:to:)``, before or after that (a task cancelled before it started ends first).
+/// outcome, whose side lives in the task's storage (``LeanCaller``: no object of its own per request,
+/// and no lock for a confined task, whose caller hands its continuation over before the engine has the
+/// task: see ``SessionTask/isConfined``). The engine thread calls ``finish(_:_:)`` once; the caller hands
+/// over its continuation with ``deliver(_:to:)``, before or after that (a task cancelled before it
+/// started ends first).
 enum LeanDelivery: Sendable {
     /// The caller awaits the outcome, the body collected (``LeanSession/perform(_:source:download:)``).
     case caller
@@ -34,6 +36,7 @@ enum LeanDelivery: Sendable {
             state.leanCaller = .delivered
             return continuation
         }
+        task.handBack()
         awaiting?.resume(with: result)
     }
 

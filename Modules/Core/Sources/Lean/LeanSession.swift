@@ -102,7 +102,7 @@ public struct LeanSession: Sendable {
         let consumer = LeanBodyConsumer(stream)
         let kind: SessionTask.Type = source != nil ? SessionUploadTask.self : SessionDataTask.self
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: source,
-                                    controller: manager.leanController, delivery: .stream(stream))
+                                    controller: manager.leanController, delivery: .stream(stream), confined: false)
         stream.attach(task)
         task.resume()
         let head = try await withTaskCancellationHandler {
@@ -133,10 +133,13 @@ public struct LeanSession: Sendable {
     func perform(_ request: LeanRequest, source: (any BodySource)?, download: Bool) async throws -> Outcome {
         let kind: SessionTask.Type = download ? SessionDownloadTask.self
             : source != nil ? SessionUploadTask.self : SessionDataTask.self
+        // Confined (no lock of its own, see SessionTask.isConfined) unless a local load may answer it.
+        let confined = manager.confinesLeanTask()
         let task = request.makeTask(kind, identifier: manager.nextIdentifier(), source: download ? nil : source,
-                                    controller: manager.leanController, delivery: .caller)
+                                    controller: manager.leanController, delivery: .caller, confined: confined)
         // The task exists before the caller can be cancelled: cancelling it (even before it started) ends it,
         // and its end reaches the continuation whichever comes first.
+        defer { task.takeBack() }
         return try await withTaskCancellationHandler {
             try await withLeanContinuation { continuation in
                 LeanDelivery.deliver(task, to: continuation)
@@ -156,18 +159,19 @@ enum LeanRequest: Sendable {
     /// An `HTTPRequest`, sent without a `URLRequest`.
     case fields(FieldRequest)
 
-    /// A lean task of `kind` for the request.
+    /// A lean task of `kind` for the request; `confined`: see ``SessionTask/isConfined`` (a streamed
+    /// body's reader touches its task from its own thread: never confined).
     func makeTask(_ kind: SessionTask.Type, identifier: Int, source: (any BodySource)?,
-                  controller: any TaskControlling, delivery: LeanDelivery) -> SessionTask {
+                  controller: any TaskControlling, delivery: LeanDelivery, confined: Bool) -> SessionTask {
         switch self {
         case .foundation(let request, let lines):
             let task = kind.init(identifier: identifier, request: request, bodySource: source, controller: controller,
-                                 leanDelivery: delivery)
+                                 leanDelivery: delivery, confined: confined)
             if let lines { task.updateStorage { $0.requestFieldLines = lines } }
             return task
         case .fields(let request):
             return kind.init(identifier: identifier, fieldRequest: request, bodySource: source, controller: controller,
-                             leanDelivery: delivery)
+                             leanDelivery: delivery, confined: confined)
         }
     }
 }

@@ -10,10 +10,10 @@ import FoundationNetworking
 extension URLSessionManager {
     func beginObservation(of task: SessionTask, by observer: any RequestObserver) {
         // `URLSessionManager.observed`, not `Self.observed`: naming the dynamic Self captures it, and a
-        // closure capturing more than the task needs a context allocated for every request.
+        // closure capturing more than it needs takes a larger context for every request.
         let attempt = ObservedAttempt(taskIdentifier: task.taskIdentifier,
                                       context: task.updateStorage { $0.observationContext },
-                                      request: { [task] in task.currentRequest.flatMap(URLSessionManager.observed) })
+                                      request: task.currentRequestReader(URLSessionManager.observed))
         guard let observation = observer.attemptWillStart(attempt) else { return }
         let added = observation.addedHeaderFields
         // Only added fields change the request: otherwise a task made from an HTTPRequest keeps sending

@@ -28,6 +28,14 @@ extension URLSessionManager {
         consultsTaskPlugins.load(ordering: .acquiring) ? state.withLock { $0.settings.plugins.localResponder } : nil
     }
 
+    /// Whether a lean call's task may be confined (``SessionTask/isConfined``): unless the session's local
+    /// responder may answer it (a local load reports from threads of its own). An observer sees a
+    /// confined task's attempt through values, never the task.
+    func confinesLeanTask() -> Bool {
+        guard let responder = localResponder else { return true }
+        return !responder.mayAnswer(protocolClasses: configurationTemplate.protocolClasses)
+    }
+
     /// Keeps ``consultsTaskPlugins`` and ``busyPolling`` in step with `settings` (called under the lock,
     /// after each change).
     func noteSettings(of settings: Settings) {
@@ -44,7 +52,8 @@ extension URLSessionManager {
         if consultsTaskPlugins.load(ordering: .acquiring) {
             let plugins = state.withLock { $0.settings.plugins }
             if let observer = plugins.observer { beginObservation(of: task, by: observer) }
-            if let responder = plugins.localResponder, task.leanDelivery?.stream == nil,
+            // A confined task was made when no responder could answer it (`confinesLeanTask()`).
+            if !task.isConfined, let responder = plugins.localResponder, task.leanDelivery?.stream == nil,
                responder.mayAnswer(protocolClasses: configurationTemplate.protocolClasses), let request = task.currentRequest,
                let load = responder.load(for: request, protocolClasses: configurationTemplate.protocolClasses) {
                 task.updateStorage { $0.localLoad = load }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import AFProtocols
 
 /// One transfer a ``URLSessionManager`` runs: the Linux counterpart of `URLSessionTask`, driven by the
@@ -12,9 +13,10 @@ import AFProtocols
 ///
 /// Threading: every member is safe from any thread.
 public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Sendable {
-    // @unchecked Sendable: the class is not final (subclasses add no stored mutable state outside a
-    // lock); every mutable property lives in `storage`, and the remaining stored properties are `let`s of
-    // Sendable types.
+    // @unchecked Sendable: the class is not final (subclasses add no stored state); every mutable
+    // property lives in `storage`, read and written under `lock` (a confined task's, which no other thread
+    // can reach, without one: see `isConfined`), plus the atomic `confinedCancel`; the remaining stored
+    // properties are `let`s of Sendable types.
 
     /// Unique within the session that made the task.
     public let taskIdentifier: Int
@@ -39,11 +41,18 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// Set for a task of the lean path (``LeanSession``): its end goes straight to the waiting caller
     /// from the engine thread, with no hooks, progress, notifications or queue hops.
     let leanDelivery: LeanDelivery?
-    private let storage: Protected<TaskStorage>
+    /// The task's mutable state, inline: a confined task is one allocation.
+    @exclusivity(unchecked) private var storage: TaskStorage
+    /// Guards `storage`; nil for a confined task (``isConfined``).
+    private let lock: Protected<Void>?
+    /// A confined task's cancellation: the one thing another thread may do to it.
+    private let confinedCancel = Atomic<Bool>(false)
+    /// A confined task's handover from the engine back to its caller (``handBack()``, ``takeBack()``).
+    private let handover = Atomic<Bool>(false)
 
     required init(identifier: Int, request: URLRequest, bodySource: (any BodySource)?,
                   resumeState: DownloadResumeState? = nil, controller: any TaskControlling,
-                  leanDelivery: LeanDelivery? = nil) {
+                  leanDelivery: LeanDelivery? = nil, confined: Bool = false) {
         self.leanDelivery = leanDelivery
         self.taskIdentifier = identifier
         self.foundationRequest = request
@@ -57,12 +66,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         } else if let body = request.httpBody {
             initial.countOfBytesExpectedToSend = Int64(body.count)
         }
-        self.storage = Protected(initial)
+        self.storage = initial
+        self.lock = confined ? nil : Protected(())
     }
 
     /// A lean task for `fieldRequest`, which it sends without building a `URLRequest`.
     required init(identifier: Int, fieldRequest: FieldRequest, bodySource: (any BodySource)?,
-                  controller: any TaskControlling, leanDelivery: LeanDelivery) {
+                  controller: any TaskControlling, leanDelivery: LeanDelivery, confined: Bool) {
         self.leanDelivery = leanDelivery
         self.taskIdentifier = identifier
         self.foundationRequest = nil
@@ -72,12 +82,13 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
         self.controller = controller
         var initial = TaskStorage()
         if let length = bodySource?.contentLength { initial.countOfBytesExpectedToSend = length }
-        self.storage = Protected(initial)
+        self.storage = initial
+        self.lock = confined ? nil : Protected(())
     }
 
     /// `fieldRequest` as a `URLRequest`, counted in ``TaskStorage/builtURLRequests``.
     func builtURLRequest(_ fieldRequest: FieldRequest) -> URLRequest {
-        storage.withLock { $0.builtURLRequests += 1 }
+        updateStorage { $0.builtURLRequests += 1 }
         return fieldRequest.makeURLRequest()
     }
 
@@ -86,43 +97,43 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     /// The URL being loaded now, without building a request (for errors and routing).
     var requestURL: URL? {
-        if let current = storage.withLock({ $0.currentRequest }) { return current.url }
+        if let current = updateStorage({ $0.currentRequest }) { return current.url }
         return foundationRequest?.url ?? fieldRequest?.url
     }
 
     // MARK: Observed state
 
     /// The request being performed now (after redirects and authentication retries).
-    public var currentRequest: URLRequest? { storage.withLock { $0.currentRequest } ?? originalRequest }
+    public var currentRequest: URLRequest? { updateStorage { $0.currentRequest } ?? originalRequest }
     /// The final response's reason phrase as the server sent it ("Not Found", or a server's own wording);
     /// nil before the response, over HTTP/2 (which has none), or when the status line had none.
     /// `HTTPURLResponse` keeps only the code.
     public var statusReasonPhrase: String? {
-        guard let phrase = storage.withLock({ $0.responseHead })?.reasonPhrase, !phrase.isEmpty else { return nil }
+        guard let phrase = updateStorage({ $0.responseHead })?.reasonPhrase, !phrase.isEmpty else { return nil }
         return phrase
     }
 
     /// The response, once its headers arrived.
-    public var response: URLResponse? { storage.withLock { $0.responseHead }?.response }
+    public var response: URLResponse? { updateStorage { $0.responseHead }?.response }
     /// The failure, once completed with one.
-    public var error: (any Error)? { storage.withLock { $0.error } }
+    public var error: (any Error)? { updateStorage { $0.error } }
     /// The current state.
-    public var state: NetworkTaskState { storage.withLock { $0.state } }
+    public var state: NetworkTaskState { updateStorage { $0.state } }
     /// Body bytes sent so far.
-    public var countOfBytesSent: Int64 { storage.withLock { $0.countOfBytesSent } }
+    public var countOfBytesSent: Int64 { updateStorage { $0.countOfBytesSent } }
     /// Body bytes received so far (after content decoding).
-    public var countOfBytesReceived: Int64 { storage.withLock { $0.countOfBytesReceived } }
+    public var countOfBytesReceived: Int64 { updateStorage { $0.countOfBytesReceived } }
     /// The body length to send, or -1 (`NSURLSessionTransferSizeUnknown`) when unknown.
-    public var countOfBytesExpectedToSend: Int64 { storage.withLock { $0.countOfBytesExpectedToSend } }
+    public var countOfBytesExpectedToSend: Int64 { updateStorage { $0.countOfBytesExpectedToSend } }
     /// The body length announced by the response, or -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64 { storage.withLock { $0.countOfBytesExpectedToReceive } }
+    public var countOfBytesExpectedToReceive: Int64 { updateStorage { $0.countOfBytesExpectedToReceive } }
     /// The transfer's timings, once completed (`nil` for a task that never reached the network).
-    public var metrics: SessionTaskMetrics? { storage.withLock { $0.metrics } }
+    public var metrics: SessionTaskMetrics? { updateStorage { $0.metrics } }
 
     /// A free-form description the app sets (default `nil`).
     public var taskDescription: String? {
-        get { storage.withLock { $0.taskDescription } }
-        set { storage.withLock { $0.taskDescription = newValue } }
+        get { updateStorage { $0.taskDescription } }
+        set { updateStorage { $0.taskDescription = newValue } }
     }
 
     /// How soon the transfer should be served relative to the session's others: 0...1 (default 0.5,
@@ -136,8 +147,8 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// - Over HTTP/2 it becomes the stream's weight: 0 -> 1, 0.5 -> 16 (HTTP/2's default), 1 -> 256,
     ///   linear in between on each side of 0.5. Servers may weigh streams differently or not at all.
     public var priority: Float {
-        get { storage.withLock { $0.priority } }
-        set { storage.withLock { $0.priority = min(1, max(0, newValue)) } }
+        get { updateStorage { $0.priority } }
+        set { updateStorage { $0.priority = min(1, max(0, newValue)) } }
     }
 
     /// Adapts this task's request and decides its retries, in place of the session's
@@ -145,8 +156,8 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// A retried task keeps its identity: its completion runs once, after the last attempt; the
     /// response and data hooks see every attempt.
     public var interceptor: (any RequestInterceptor)? {
-        get { storage.withLock { $0.interceptor } }
-        set { storage.withLock { $0.interceptor = newValue } }
+        get { updateStorage { $0.interceptor } }
+        set { updateStorage { $0.interceptor = newValue } }
     }
 
     /// A value this task carries for the session's observer (`SessionPlugins.observer`), which it
@@ -154,18 +165,18 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// (AFObservability's `ObservabilitySettings`) reads a `Logger` here, in place of the session's: the
     /// umbrella module's `SessionTask.logger`. Set it before ``resume()``.
     public var observationContext: (any Sendable)? {
-        get { storage.withLock { $0.observationContext } }
-        set { storage.withLock { $0.observationContext = newValue } }
+        get { updateStorage { $0.observationContext } }
+        set { updateStorage { $0.observationContext = newValue } }
     }
 
     /// Which attempt the task is on: 1, then one more for each retry its interceptor asked for.
-    public var attempt: Int { storage.withLock { $0.attempt } }
+    public var attempt: Int { updateStorage { $0.attempt } }
 
     /// Bounds for this task's transfer, in place of the session's ``URLSessionManager/transferLimits``;
     /// nil (the default) uses the session's. Read when the transfer starts: set it before ``resume()``.
     public var transferLimits: TransferLimits? {
-        get { storage.withLock { $0.transferLimits } }
-        set { storage.withLock { $0.transferLimits = newValue } }
+        get { updateStorage { $0.transferLimits } }
+        set { updateStorage { $0.transferLimits = newValue } }
     }
 
     public var description: String {
@@ -178,8 +189,12 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// synchronously on the calling thread when the state really changed. No effect once cancelled or completed
     /// (a data task that became a download task resumes the download task).
     public func resume() {
+        if lock == nil {
+            resumeConfined()
+            return
+        }
         var successor: SessionTask?
-        let action: ResumeAction = storage.withLock { state in
+        let action: ResumeAction = updateStorage { state in
             successor = state.successor
             guard successor == nil, state.state == .suspended else { return .none }
             if state.unusableError != nil {
@@ -198,7 +213,7 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
             return
         case .fail:
             controller.taskDidChangeRunState(self, resumed: true)
-            let error = storage.withLock { $0.unusableError } ?? CurlErrorMapping.error(.unknown, url: nil)
+            let error = updateStorage { $0.unusableError } ?? CurlErrorMapping.error(.unknown, url: nil)
             controller.completeUnstartedTask(self, error: error)
             return
         case .start, .unpause:
@@ -218,11 +233,12 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// Posts `Foundation/Notification/Name/networkingTaskDidSuspend` when the state really changed.
     /// A data task that became a download task suspends the download task.
     public func suspend() {
-        if let successor = storage.withLock({ $0.successor }) {
+        guard lock != nil else { return }  // a confined task is never handed out: nothing suspends it
+        if let successor = updateStorage({ $0.successor }) {
             successor.suspend()
             return
         }
-        let wasStarted: Bool? = storage.withLock { state in
+        let wasStarted: Bool? = updateStorage { state in
             guard state.state == .running else { return nil }
             state.state = .suspended
             return state.started
@@ -242,19 +258,26 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     /// Cancels the task so that it completes with `error` instead of -999 (a response disposition this
     /// platform cannot honour).
     func cancel(failingWith error: URLError) {
-        storage.withLock { $0.cancellationError = error }
+        updateStorage { $0.cancellationError = error }
         cancel(producingResumeData: false)
     }
 
     /// The error a cancelled transfer completes with instead of -999, if any.
-    var cancellationError: URLError? { storage.withLock { $0.cancellationError } }
+    var cancellationError: URLError? { updateStorage { $0.cancellationError } }
 
     func cancel(producingResumeData: Bool) {
-        if let successor = storage.withLock({ $0.successor }) {
+        guard lock != nil else {
+            // Its state belongs to the thread running it: the flag is all another thread sets. The engine
+            // ends the transfer (or finds the flag when the task reaches it), `resumeConfined()` a task
+            // that has not started.
+            if !confinedCancel.exchange(true, ordering: .acquiringAndReleasing) { controller.cancelTask(self) }
+            return
+        }
+        if let successor = updateStorage({ $0.successor }) {
             successor.cancel()
             return
         }
-        let wasStarted: Bool? = storage.withLock { state in
+        let wasStarted: Bool? = updateStorage { state in
             guard state.state == .running || state.state == .suspended else { return nil }
             state.state = .canceling
             state.cancelRequested = true
@@ -272,17 +295,61 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
     // MARK: Engine side
 
     /// Whether cancellation was asked for (read by the engine's callbacks).
-    var isCancelRequested: Bool { storage.withLock { $0.cancelRequested } }
+    var isCancelRequested: Bool {
+        lock == nil ? confinedCancel.load(ordering: .acquiring) : updateStorage { $0.cancelRequested }
+    }
     /// Whether a download cancel asked for resume data.
-    var wantsResumeData: Bool { storage.withLock { $0.wantsResumeData } }
+    var wantsResumeData: Bool { updateStorage { $0.wantsResumeData } }
 
     /// Makes ``resume()`` fail the task with `error` instead of starting a transfer.
     func markUnusable(_ error: URLError) {
-        storage.withLock { $0.unusableError = error }
+        updateStorage { $0.unusableError = error }
     }
 
+    /// Runs `body` on the task's state: under its lock, or directly on a confined task's.
     func updateStorage<Result>(_ body: (inout TaskStorage) -> Result) -> Result {
-        storage.withLock { body(&$0) }
+        guard let lock else { return body(&storage) }
+        return lock.locked { body(&storage) }
+    }
+
+    // MARK: Confined tasks
+
+    /// A confined task (``LeanSession``'s collected-body calls on a session without task plugins) is
+    /// never handed out, so no thread can reach its state but the one running it: the caller's until
+    /// ``resume()`` hands it to the engine, the engine's until the engine resumes the caller with its
+    /// outcome, the caller's again after. Each handover is a synchronizing one (the engine's locked
+    /// inbox, the continuation), so its state needs no lock; cancellation, the one call from elsewhere,
+    /// is an atomic flag and a command to the engine.
+    var isConfined: Bool { lock == nil }
+
+    /// Reads the request the attempt starting now sends, through `transform`, for a reader on any thread
+    /// (an observer): a confined task's request is read now (the reader must not reach the task; a
+    /// `URLRequest` it builds from an `HTTPRequest` is not counted), another's when asked.
+    func currentRequestReader<Value>(_ transform: @escaping @Sendable (URLRequest) -> Value?) -> @Sendable () -> Value? {
+        guard isConfined else { return { [self] in currentRequest.flatMap(transform) } }
+        let current = storage.currentRequest, foundation = foundationRequest, field = fieldRequest
+        return { (current ?? foundation ?? field?.makeURLRequest()).flatMap(transform) }
+    }
+
+    /// The engine is done with the task's state (called before it resumes the caller): what it wrote
+    /// happens before the caller's ``takeBack()``. The continuation's resume orders them as well, inside
+    /// the concurrency runtime, where the thread sanitizer does not see it.
+    func handBack() { handover.store(true, ordering: .releasing) }
+
+    /// The caller resumed from its call takes the task's state back (see ``handBack()``).
+    func takeBack() { _ = handover.load(ordering: .acquiring) }
+
+    /// Starts a confined task, once: ended at once when cancelled before (its cancel command, if any,
+    /// finds nothing to cancel).
+    private func resumeConfined() {
+        guard !storage.started else { return }
+        storage.started = true
+        storage.state = .running
+        if confinedCancel.load(ordering: .acquiring) {
+            controller.completeUnstartedTask(self, error: CurlErrorMapping.error(.cancelled, url: originalURL))
+            return
+        }
+        controller.startTask(self)
     }
 }
 
@@ -297,52 +364,6 @@ public class SessionDataTask: SessionTask, @unchecked Sendable {
 /// A data task that sends a body from memory, a file or a streamed source (`URLSessionUploadTask`).
 public final class SessionUploadTask: SessionDataTask, @unchecked Sendable {
     // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; adds no state.
-}
-
-/// A task that writes its response body to a temporary file, then moves it to the destination the
-/// session manager's closure returns (`URLSessionDownloadTask`).
-public final class SessionDownloadTask: SessionTask, @unchecked Sendable {
-    // @unchecked Sendable: restated, as Swift requires of a subclass of an unchecked class; its one added
-    // property is a Protected.
-    private let resumeDataHandler = Protected<(@Sendable (Data?) -> Void)?>(nil)
-
-    /// Cancels the download and hands `completionHandler` data that ``URLSessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``
-    /// continues from (also in another process: the partial file stays in the temporary directory).
-    /// The data is `nil` when the transfer cannot be resumed (nothing received yet, or the server gave
-    /// neither `ETag` nor `Last-Modified`). The handler runs on the engine thread, before the task completes.
-    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
-        resumeDataHandler.withLock { $0 = completionHandler }
-        let willCancel = state == .running || state == .suspended
-        cancel(producingResumeData: true)
-        if !willCancel { completionHandler(nil) }
-    }
-
-    /// A download task continuing the transfer of `dataTask` (`.becomeDownload`): same requests,
-    /// response, counts, priority and description; started, in the data task's run state.
-    convenience init(identifier: Int, continuing dataTask: SessionDataTask, controller: any TaskControlling) {
-        self.init(identifier: identifier, request: dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")),
-                   bodySource: dataTask.bodySource, controller: controller)
-        let inherited = dataTask.updateStorage { $0 }
-        updateStorage { state in
-            state = inherited
-            state.started = true
-            state.metrics = nil
-            state.error = nil
-            state.successor = nil
-            state.predecessor = dataTask
-        }
-    }
-
-    /// The data task this download task continues after `.becomeDownload`, if any.
-    var predecessor: SessionDataTask? { updateStorage { $0.predecessor } }
-
-    /// Takes the resume data handler (engine side).
-    func takeResumeDataHandler() -> (@Sendable (Data?) -> Void)? {
-        resumeDataHandler.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-    }
 }
 
 /// What a task needs from the session that runs it.

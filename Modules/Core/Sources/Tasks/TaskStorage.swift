@@ -54,6 +54,9 @@ struct TaskStorage: Sendable {
     weak var successor: SessionDownloadTask?
     /// The data task a download task continues (kept: its completion handler reports that task).
     var predecessor: SessionDataTask?
+    /// What a download cancelled with ``SessionDownloadTask/cancel(byProducingResumeData:)`` hands its
+    /// resume data to (taken by the engine).
+    var resumeDataHandler: (@Sendable (Data?) -> Void)?
     /// A lean task's awaiting caller (``LeanDelivery/caller``).
     var leanCaller = LeanCaller.waiting
 }
