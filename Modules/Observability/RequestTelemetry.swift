@@ -37,9 +37,15 @@ struct RequestTelemetry: AttemptObservation {
         let own = attempt.context as? Logger
         let configured = own ?? settings.logger
         let logger = configured.logLevel <= .debug ? configured : nil
-        // Each system's value read once: every read takes its lock (and finding the tracer casts).
-        let systemMetrics = settings.metricsFactory == nil ? MetricsSystem.factory : nil
-        let metrics = settings.metricsFactory ?? (systemMetrics is NOOPMetricsHandler ? nil : systemMetrics)
+        // Each system's value read once: every read takes its lock (and finding the tracer casts). The
+        // session's factory is unwrapped once: each test of an optional existential copies it.
+        let metrics: (any MetricsFactory)?
+        if let own = settings.metricsFactory {
+            metrics = own
+        } else {
+            let system = MetricsSystem.factory
+            metrics = system is NOOPMetricsHandler ? nil : system
+        }
         let tracer = settings.tracer ?? Self.systemTracer()
         guard logger != nil || metrics != nil || tracer != nil, let request = attempt.request else { return nil }
         let target = request.url

@@ -1,5 +1,6 @@
 #include "BenchCurl.h"
 #include <malloc.h>
+#include <stdio.h>
 
 void bench_release_free_memory(void) { malloc_trim(0); }
 
@@ -14,9 +15,22 @@ void bench_easy_configure(CURL *easy, bench_write_callback write, const char *ca
 }
 
 void bench_easy_set_session_options(CURL *easy) {
-    // Only "Expect:", as the engine's shared list (it stops libcurl's "Expect: 100-continue").
+    // The engine's shared list: the Accept-Encoding line libcurl would write itself for
+    // CURLOPT_ACCEPT_ENCODING "" (every coding it decodes, in its order), then "Expect:" (which stops
+    // libcurl's "Expect: 100-continue").
     static struct curl_slist *expect = NULL;
-    if (!expect) expect = curl_slist_append(NULL, "Expect:");
+    if (!expect) {
+        int features = curl_version_info(CURLVERSION_NOW)->features;
+        char line[128];
+        snprintf(line, sizeof line, "Accept-Encoding: %s%s%s%s%s",
+                 (features & CURL_VERSION_LIBZ) ? "deflate, gzip" : "",
+                 (features & CURL_VERSION_LIBZ) && (features & (CURL_VERSION_BROTLI | CURL_VERSION_ZSTD)) ? ", " : "",
+                 (features & CURL_VERSION_BROTLI) ? "br" : "",
+                 (features & CURL_VERSION_BROTLI) && (features & CURL_VERSION_ZSTD) ? ", " : "",
+                 (features & CURL_VERSION_ZSTD) ? "zstd" : "");
+        if (features & (CURL_VERSION_LIBZ | CURL_VERSION_BROTLI | CURL_VERSION_ZSTD)) expect = curl_slist_append(NULL, line);
+        expect = curl_slist_append(expect, "Expect:");
+    }
     curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 1L);
     curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 64L * 1024);
     curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 0L);
