@@ -314,12 +314,12 @@ public class SessionTask: NetworkTask, CustomStringConvertible, @unchecked Senda
 
     // MARK: Confined tasks
 
-    /// A confined task (``LeanSession``'s collected-body calls on a session without task plugins) is
-    /// never handed out, so no thread can reach its state but the one running it: the caller's until
-    /// ``resume()`` hands it to the engine, the engine's until the engine resumes the caller with its
-    /// outcome, the caller's again after. Each handover is a synchronizing one (the engine's locked
-    /// inbox, the continuation), so its state needs no lock; cancellation, the one call from elsewhere,
-    /// is an atomic flag and a command to the engine.
+    /// A confined task (``LeanSession``'s collected-body calls, unless the session's local responder may
+    /// answer them) is never handed out, so no thread can reach its state but the one running it: the
+    /// caller's until ``resume()`` hands it to the engine, the engine's until the engine resumes the
+    /// caller with its outcome, the caller's again after. Each handover synchronizes (the engine's locked
+    /// inbox; ``handBack()`` and ``takeBack()``), so its state needs no lock; cancellation, the one call
+    /// from elsewhere, is an atomic flag and a command to the engine.
     var isConfined: Bool { lock == nil }
 
     /// Reads the request the attempt starting now sends, through `transform`, for a reader on any thread
