@@ -80,15 +80,20 @@ struct ConfinedLeanTaskTests {
     }
 
     @Test func aConfinedTaskCancelledWhileItWaitsForItsHostEnds() async throws {
+        // A server of its own: its connection count says when the first call holds the host's one connection.
+        let server = try LoopbackServer()
+        defer { server.stop() }
         let manager = makeManager { $0.httpMaximumConnectionsPerHost = 1 }
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let holding = Task { try await manager.session.data(for: URLRequest(url: sharedServer.url("/stall"))) }
-        try await Task.sleep(for: .milliseconds(100))
-        let waiting = Task { try await manager.session.data(for: URLRequest(url: sharedServer.url("/bytes/1"))) }
+        let holding = Task { try await manager.session.data(for: URLRequest(url: server.url("/stall"))) }
+        #expect(await eventually { server.acceptedConnectionCount == 1 })
+        let waiting = Task { try await manager.session.data(for: URLRequest(url: server.url("/bytes/1"))) }
+        // Cancelled while it waits for the connection, or before it reached the engine: either way it ends.
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()
         // Ends while the host's one connection is still held: a lost cancel would wait for it and succeed.
         #expect(await cancelled(waiting))
+        #expect(server.acceptedConnectionCount == 1)  // it never had a connection
         holding.cancel()
         #expect(await cancelled(holding))
     }
