@@ -119,7 +119,12 @@ struct CoreTaskPriorityTests {
     /// for that host's only connection start at once, while the first transfer still holds it.
     @Test func waitingTasksStartOnceTheHostMultiplexes() async throws {
         let servers = try await IntegrationServers.shared()
-        let manager = coreManager { $0.httpMaximumConnectionsPerHost = 1 }
+        // No cache: a task resumed after an earlier one completed would be answered from its stored
+        // response (fresh by Last-Modified's heuristic), with no protocol.
+        let manager = coreManager {
+            $0.httpMaximumConnectionsPerHost = 1
+            $0.urlCache = nil
+        }
         manager.responseSerializer = HTTPResponseSerializer()
         var policy = SecurityPolicy.default
         policy.trustStore = try TrustStore(certificates: [try Data(contentsOf: servers.certificates.rootCA.der)])
