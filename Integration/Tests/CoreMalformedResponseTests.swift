@@ -65,17 +65,22 @@ struct CoreSlowHostTests {
     /// Every transfer waited for a busy connection (CURLOPT_PIPEWAIT with multiplexing on), so while a
     /// response head was outstanding no other request to its HTTP/1.1 host was even sent: a request
     /// started 50 ms after a 5 s one finished after it. Only a host known to multiplex is waited for now.
+    /// The slow response is held by the fault server until the test releases it (a timed one could end
+    /// first on a loaded machine, where the fault server's replies came seconds late).
     @Test func aFastRequestFinishesWhileASlowOneToTheSameHostIsPending() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = coreManager()
         // One earlier exchange, so the fast request would find the handle and connection state of a used host.
         _ = try await manager.session.data(for: URLRequest(url: servers.faultServer.url("/health")))
+        let key = "slow-host-\(UUID().uuidString)"
         let slowDone = Mutex(false)
         let slow = Task {
-            _ = try? await manager.session.data(for: URLRequest(url: servers.faultServer.url("/hostile/slow?delay=4")))
+            let held = try? await manager.session.data(for: URLRequest(
+                url: hostileURL(servers.faultServer.baseURL, "/hostile/hold", ["key": key])))
             slowDone.withLock { $0 = true }
+            return held.map { String(decoding: $0.0, as: UTF8.self) }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntilHeld(key, servers)
         let (data, response) = try await manager.session.data(for: URLRequest(url: servers.faultServer.url("/health")))
         #expect(response.statusCode == 200 && data == Data("ok\n".utf8))
         #expect(slowDone.withLock { $0 } == false, "the fast request waited for the slow one")
@@ -84,7 +89,9 @@ struct CoreSlowHostTests {
                                                       completionHandler: $0) }
         #expect(result.response?.statusCode == 200)
         #expect(slowDone.withLock { $0 } == false, "the fast task waited for the slow one")
-        await slow.value
+        _ = try await coreManager().session.data(for: URLRequest(
+            url: hostileURL(servers.faultServer.baseURL, "/hostile/release", ["key": key])))
+        #expect(await slow.value == #"{"released": true}"# + "\n")
         #expect(slowDone.withLock { $0 })
     }
 }
