@@ -44,7 +44,7 @@ struct RequestTelemetry: AttemptObservation {
             metrics = own
         } else {
             let system = MetricsSystem.factory
-            metrics = system is NOOPMetricsHandler ? nil : system
+            metrics = Self.isExactly(system, NOOPMetricsHandler.self) ? nil : system
         }
         let tracer = settings.tracer ?? Self.systemTracer()
         guard logger != nil || metrics != nil || tracer != nil, let request = attempt.request else { return nil }
@@ -84,9 +84,16 @@ struct RequestTelemetry: AttemptObservation {
     /// when there is none. Checked first for the no-op instrument the system holds until bootstrapped:
     /// finding its tracer takes the system's lock and two protocol-conformance casts per request.
     static func systemTracer() -> (any Tracer)? {
-        guard !(InstrumentationSystem.instrument is NoOpInstrument) else { return nil }
+        guard !isExactly(InstrumentationSystem.instrument, NoOpInstrument.self) else { return nil }
         let tracer = InstrumentationSystem.tracer
-        return tracer is NoOpTracer ? nil : tracer
+        return isExactly(tracer, NoOpTracer.self) ? nil : tracer
+    }
+
+    /// Whether `value`'s dynamic type is `type` itself: a comparison of metadata pointers, where `is`
+    /// runs the runtime's dynamic cast (about 250 instructions a check). The no-op types are a final
+    /// class and structs, so nothing else can be one of them.
+    static func isExactly<Value>(_ value: Any, _ type: Value.Type) -> Bool {
+        ObjectIdentifier(Swift.type(of: value)) == ObjectIdentifier(type)
     }
 
     /// Ends the attempt: its status (or error), bytes and duration.
