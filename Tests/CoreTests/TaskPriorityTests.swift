@@ -36,7 +36,7 @@ struct TaskPriorityTests {
 
     @Test func waitingTasksStartByPriorityThenArrival() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 2)
+        let admission = HostAdmission(limit: 2)
         let all = tasks([0.5, 0.5, 0.1, 0.9, 0.5, 0.9, 0.1], manager: manager)
         let admitted = all.map { admission.admit($0, key: "a.example:80") }
         #expect(admitted == [true, true, false, false, false, false, false])
@@ -58,7 +58,7 @@ struct TaskPriorityTests {
     /// others at once.
     @Test func aHostOfUnknownProtocolTakesSixUntilItMultiplexes() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 100)
+        let admission = HostAdmission(limit: 100)
         let all = tasks(Array(repeating: 0.5, count: 10), manager: manager)
         let admitted = all.map { admission.admit($0, key: "h2.example:443", mayMultiplex: true) }
         #expect(HostAdmission.connectionsWhileProtocolUnknown == 6)
@@ -83,7 +83,7 @@ struct TaskPriorityTests {
         #expect(!admission.isProbing)
         #expect(admission.release(all[0]) == "h2.example:443")
         #expect(admission.next(for: "h2.example:443")?.taskIdentifier == later[90].taskIdentifier)
-        let single = AdmissionUnderTest(limit: 1)
+        let single = HostAdmission(limit: 1)
         single.markMultiplexing("h2.example:443")
         let streams = tasks(Array(repeating: 0.5, count: 101), manager: manager)
         #expect(streams.map { single.admit($0, key: "h2.example:443") } == Array(repeating: true, count: 100) + [false])
@@ -93,7 +93,7 @@ struct TaskPriorityTests {
     /// ones are no longer held at six.
     @Test func aHostThatAnswersOverHTTP1TakesTheLimit() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 8)
+        let admission = HostAdmission(limit: 8)
         let all = tasks(Array(repeating: 0.5, count: 12), manager: manager)
         let admitted = all.map { admission.admit($0, key: "h1.example:443", mayMultiplex: true) }
         #expect(admitted == Array(repeating: true, count: 6) + Array(repeating: false, count: 6))
@@ -122,12 +122,12 @@ struct TaskPriorityTests {
     /// unlimited session still holds an https host of unknown protocol at six.
     @Test func onlyRequestsThatMayMultiplexProbe() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 10)
+        let admission = HostAdmission(limit: 10)
         let plain = tasks(Array(repeating: 0.5, count: 10), manager: manager)
         #expect(plain.allSatisfy { admission.admit($0, key: "h1.example:80", mayMultiplex: false) })
         #expect(!admission.isProbing)
 
-        let unlimited = AdmissionUnderTest(limit: 0)
+        let unlimited = HostAdmission(limit: 0)
         let burst = tasks(Array(repeating: 0.5, count: 8), manager: manager)
         #expect(burst.map { unlimited.admit($0, key: "h2.example:443", mayMultiplex: true) }
             == Array(repeating: true, count: 6) + [false, false])
@@ -144,7 +144,7 @@ struct TaskPriorityTests {
     /// finds each one's protocol again), so a session meeting many hosts stays bounded.
     @Test func rememberedHostsAreBounded() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 10)
+        let admission = HostAdmission(limit: 10)
         #expect(HostAdmission.rememberedHosts == 4_096)
         for index in 0..<4_096 { admission.markSerial("h\(index).example:443") }
         #expect(admission.knowsProtocol(of: "h0.example:443"))
@@ -160,7 +160,7 @@ struct TaskPriorityTests {
 
     @Test func hostsAreCountedSeparately() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 1)
+        let admission = HostAdmission(limit: 1)
         let all = tasks([0.5, 0.5, 0.5], manager: manager)
         #expect(admission.admit(all[0], key: "a.example:80"))
         #expect(admission.admit(all[1], key: "b.example:80"))
@@ -169,15 +169,15 @@ struct TaskPriorityTests {
         #expect(admission.release(all[0]) == "a.example:80")
         #expect(admission.next(for: "a.example:80") === all[2])
         // No limit, or no host: nothing waits.
-        let unlimited = AdmissionUnderTest(limit: 0)
+        let unlimited = HostAdmission(limit: 0)
         #expect(all.map { unlimited.admit($0, key: "a.example:80") } == [true, true, true])
-        let limited = AdmissionUnderTest(limit: 1)
+        let limited = HostAdmission(limit: 1)
         #expect(all.map { limited.admit($0, key: nil) } == [true, true, true])
     }
 
     @Test func suspendedWaitingTasksKeepTheirPlaceAndCancelledOnesLeave() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 1)
+        let admission = HostAdmission(limit: 1)
         let all = tasks([0.5, 0.9, 0.5, 0.1], manager: manager)
         #expect(admission.admit(all[0], key: "h:80"))
         for task in all.dropFirst() { #expect(!admission.admit(task, key: "h:80")) }
@@ -199,7 +199,7 @@ struct TaskPriorityTests {
 
     @Test func multiplexingHostsAndInvalidationReleaseEveryWaitingTask() {
         let manager = makeManager()
-        let admission = AdmissionUnderTest(limit: 1)
+        let admission = HostAdmission(limit: 1)
         let all = tasks([0.5, 0.5, 0.5, 0.2, 0.8], manager: manager)
         #expect(admission.admit(all[0], key: "h:443"))
         #expect(!admission.admit(all[1], key: "h:443"))
@@ -225,25 +225,6 @@ struct TaskPriorityTests {
         #expect(key("http://a/", proxy: "http://proxy:3128") == "http://proxy:3128")
         #expect(key("file:///tmp/x", proxy: nil) == nil)
     }
-}
-
-/// HostAdmission behind a reference: #expect cannot call a mutating method on a local value.
-private final class AdmissionUnderTest {
-    private var admission: HostAdmission
-    init(limit: Int) { admission = HostAdmission(limit: limit) }
-    var hasWaiting: Bool { admission.hasWaiting }
-    func admit(_ task: SessionTask, key: String?, mayMultiplex: Bool = false) -> Bool {
-        admission.admit(task, key: key, mayMultiplex: mayMultiplex)
-    }
-    var isProbing: Bool { admission.isProbing }
-    func knowsProtocol(of key: String) -> Bool { admission.knowsProtocol(of: key) }
-    func markSerial(_ host: String) { admission.markSerial(host) }
-    func release(_ task: SessionTask) -> String? { admission.release(task) }
-    func next(for key: String) -> SessionTask? { admission.next(for: key) }
-    func waitingHost(of task: SessionTask) -> String? { admission.waitingHost(of: task) }
-    func removeWaiting(_ task: SessionTask) -> Bool { admission.removeWaiting(task) }
-    func removeAllWaiting() -> [SessionTask] { admission.removeAllWaiting() }
-    func markMultiplexing(_ host: String) { admission.markMultiplexing(host) }
 }
 
 @Suite("Task priority on the wire")

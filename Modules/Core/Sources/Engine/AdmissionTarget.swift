@@ -8,11 +8,13 @@ import Foundation
 /// URL again on each call (about 2,000 instructions a request on the engine thread); the string of a URL
 /// Foundation made is already valid, so its authority is what lies between `//` and the next `/`, `?` or
 /// `#`, after any `user@`.
-struct AdmissionTarget {
+struct AdmissionTarget: Sendable {
     /// The key the request counts against.
     let key: String
     /// The scheme is https (compared case-insensitively).
     let isHTTPS: Bool
+    /// A proxy carries the request (the key is the proxy's).
+    let viaProxy: Bool
 
     /// nil for a URL without a host and no proxy (it fails in configuration, never waits).
     init?(url: URL, proxy: String?) {
@@ -20,6 +22,12 @@ struct AdmissionTarget {
         guard let (key, isHTTPS) = string.withUTF8({ Self.read($0, proxy: proxy) }) else { return nil }
         self.key = key
         self.isHTTPS = isHTTPS
+        viaProxy = proxy != nil
+    }
+
+    /// The target of a request for `url` on a session with `settings` (its proxy looked up).
+    init?(url: URL, settings: EngineSettings) {
+        self.init(url: url, proxy: settings.proxy(for: url))
     }
 
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>, proxy: String?) -> (String, Bool)? {

@@ -22,20 +22,22 @@ import FoundationNetworking
 /// about 4,000 connections where one carries them all. A response over HTTP/2 or HTTP/3 releases the rest
 /// onto the connections open; one over HTTP/1.x releases them up to the per-host limit.
 ///
-/// Threading: engine thread only (a value the engine owns).
-struct HostAdmission {
+/// Threading: engine thread only. A class, not a value: a read through the engine's stored property
+/// copied the whole table (its dictionaries and sets retained and released) on every call. Its state
+/// skips run-time exclusivity checks, as the engine's own does: one thread touches it.
+final class HostAdmission {
     /// Transfers per host at once; 0 or less: no limit (nothing ever waits).
     private let limit: Int
     /// Admitted, undelivered tasks per host.
-    private var active: [String: Int] = [:]
+    @exclusivity(unchecked) private var active: [String: Int] = [:]
     /// The host key each admitted or waiting task counts against, by task identity.
-    private var keys: [ObjectIdentifier: String] = [:]
-    private var waiting: [String: WaitingTasks] = [:]
-    private var multiplexing: Set<String> = []
+    @exclusivity(unchecked) private var keys: [ObjectIdentifier: String] = [:]
+    @exclusivity(unchecked) private var waiting: [String: WaitingTasks] = [:]
+    @exclusivity(unchecked) private var multiplexing: Set<String> = []
     /// Hosts whose responses came over HTTP/1.x: a connection per transfer, up to `limit`.
-    private var serial: Set<String> = []
+    @exclusivity(unchecked) private var serial: Set<String> = []
     /// https hosts whose protocol is not known yet: at most ``connectionsWhileProtocolUnknown`` transfers.
-    private var probing: Set<String> = []
+    @exclusivity(unchecked) private var probing: Set<String> = []
 
     /// How many transfers to an https host may start before its first response says whether it
     /// multiplexes (as many as URLSession's default connections per host).
@@ -71,40 +73,56 @@ struct HostAdmission {
     /// Admits `task` (true: start it now; its slot is counted) or queues it (false). `mayMultiplex`: the
     /// task's request could be answered over HTTP/2 (https, HTTP/2 allowed, no proxy), so while its host's
     /// protocol is unknown the host takes at most ``connectionsWhileProtocolUnknown`` transfers.
-    mutating func admit(_ task: SessionTask, key: String?, mayMultiplex: Bool = false) -> Bool {
+    func admit(_ task: SessionTask, key: String?, mayMultiplex: Bool = false) -> Bool {
         guard let key else { return true }
         keys[ObjectIdentifier(task)] = key
         if mayMultiplex && !knowsProtocol(of: key) && !probing.contains(key) {
             Self.forgetAllIfFull(&probing)  // hosts whose probes all failed stay here
             probing.insert(key)
         }
-        if hasRoom(key) {
-            active[key, default: 0] += 1
-            return true
-        }
+        // The host's count is looked up once (each lookup hashes the key), and raised in place when there
+        // is room. A host without transfers always has room (every bound is at least 1), so no entry of 0
+        // is ever left behind.
+        if Self.takeSlot(&active[key, default: 0], bound: bound(for: key)) { return true }
         waiting[key, default: WaitingTasks()].insert(task, priority: task.priority)
         return false
     }
 
+    private static func takeSlot(_ count: inout Int, bound: Int) -> Bool {
+        guard count < bound else { return false }
+        count += 1
+        return true
+    }
+
     /// Whether one more transfer to `key` may start now.
     private func hasRoom(_ key: String) -> Bool {
-        let count = active[key, default: 0]
-        if !multiplexing.isEmpty && multiplexing.contains(key) { return count < Self.multiplexedTransfersPerHost }
-        if !probing.isEmpty && probing.contains(key) && count >= Self.connectionsWhileProtocolUnknown { return false }
-        return limit <= 0 || count < limit
+        active[key, default: 0] < bound(for: key)
+    }
+
+    /// The most transfers `key` may have at once: a multiplexing host's one connection's worth, else the
+    /// per-host limit (none: `Int.max`), held to ``connectionsWhileProtocolUnknown`` while its protocol
+    /// is being found out. At least 1.
+    private func bound(for key: String) -> Int {
+        if !multiplexing.isEmpty && multiplexing.contains(key) { return Self.multiplexedTransfersPerHost }
+        let perHost = limit <= 0 ? Int.max : limit
+        if !probing.isEmpty && probing.contains(key) { return min(perHost, Self.connectionsWhileProtocolUnknown) }
+        return perHost
     }
 
     /// Frees the slot of a delivered task; returns its host when a waiting task may now start there.
-    mutating func release(_ task: SessionTask) -> String? {
+    func release(_ task: SessionTask) -> String? {
         guard let key = keys.removeValue(forKey: ObjectIdentifier(task)) else { return nil }
-        let count = active[key, default: 1] - 1
-        active[key] = count > 0 ? count : nil
-        return waiting[key] == nil ? nil : key
+        // One lookup of the host's count: lowered in place, removed at zero.
+        if let index = active.index(forKey: key) {
+            let count = active.values[index] - 1
+            if count > 0 { active.values[index] = count } else { active.remove(at: index) }
+        }
+        return waiting.isEmpty || waiting[key] == nil ? nil : key
     }
 
     /// The next task to start on `key` (counted as admitted), or nil when none may start: the host is
     /// full, nothing waits, or every waiting task is suspended.
-    mutating func next(for key: String) -> SessionTask? {
+    func next(for key: String) -> SessionTask? {
         guard waiting[key] != nil, hasRoom(key) else { return nil }
         // Mutated in place: a copy of the queue would copy its arrays on every dequeue.
         let task = waiting[key]?.removeFirst { $0.state != .suspended }
@@ -123,7 +141,7 @@ struct HostAdmission {
     }
 
     /// Takes `task` out of the queue (a cancel); false when it was not waiting.
-    mutating func removeWaiting(_ task: SessionTask) -> Bool {
+    func removeWaiting(_ task: SessionTask) -> Bool {
         guard let key = waitingHost(of: task) else { return false }
         _ = waiting[key]?.removeFirst { $0 === task }
         if waiting[key]?.isEmpty == true { waiting[key] = nil }
@@ -132,7 +150,7 @@ struct HostAdmission {
     }
 
     /// Empties every queue (invalidation cancelling tasks), in start order.
-    mutating func removeAllWaiting() -> [SessionTask] {
+    func removeAllWaiting() -> [SessionTask] {
         var all: [SessionTask] = []
         for (_, var queue) in waiting {
             while let task = queue.removeFirst({ _ in true }) {
@@ -151,14 +169,14 @@ struct HostAdmission {
     }
 
     /// `host` multiplexes: its tasks stop waiting for a connection of their own.
-    mutating func markMultiplexing(_ host: String) {
+    func markMultiplexing(_ host: String) {
         Self.forgetAllIfFull(&multiplexing)
         multiplexing.insert(host)
         probing.remove(host)
     }
 
     /// `host` answered over HTTP/1.x: its tasks take a connection each, up to the per-host limit.
-    mutating func markSerial(_ host: String) {
+    func markSerial(_ host: String) {
         guard !multiplexing.contains(host) else { return }
         Self.forgetAllIfFull(&serial)
         serial.insert(host)
@@ -174,7 +192,7 @@ struct HostAdmission {
     }
 
     /// A data task became a download task: the slot moves with the transfer.
-    mutating func transfer(from old: SessionTask, to new: SessionTask) {
+    func transfer(from old: SessionTask, to new: SessionTask) {
         if let key = keys.removeValue(forKey: ObjectIdentifier(old)) { keys[ObjectIdentifier(new)] = key }
     }
 }

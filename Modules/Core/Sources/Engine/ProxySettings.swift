@@ -85,9 +85,12 @@ struct ProxySettings: Sendable, Equatable {
         return pattern.isEmpty ? nil : pattern
     }
 
+    /// Whether no proxy is set: every URL connects directly.
+    var isEmpty: Bool { http == nil && https == nil && socks == nil }
+
     /// The proxy for `url`, or nil to connect directly.
     func proxy(for url: URL) -> String? {
-        guard http != nil || https != nil || socks != nil else { return nil }
+        guard !isEmpty else { return nil }
         if let host = url.host?.lowercased(), exceptions.contains(where: { Self.matches(host, $0) }) { return nil }
         if let socks { return socks }
         return url.scheme?.lowercased() == "https" ? https : http

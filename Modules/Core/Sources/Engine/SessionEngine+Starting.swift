@@ -43,24 +43,23 @@ extension SessionEngine {
 
     /// Starts `task`'s transfer, or queues it for a connection to its host.
     func startOnNetwork(_ task: SessionTask) {
-        guard let url = task.requestURL else {
-            startTransfer(task)  // fails in configuration
+        // Usually read from the URL on the thread that started the task (`URLSessionManager.prepareToStart`).
+        guard let target = task.updateStorage({ $0.preparedAdmission })
+                ?? task.requestURL.flatMap({ AdmissionTarget(url: $0, settings: settings) }) else {
+            startTransfer(task)  // no host: fails in configuration
             return
         }
-        let proxy = settings.proxies.proxy(for: url)
-        let target = AdmissionTarget(url: url, proxy: proxy)
-        let multiplexes = target.map { mayMultiplex(isHTTPS: $0.isHTTPS, proxy: proxy, key: $0.key) } ?? false
-        guard admission.admit(task, key: target?.key, mayMultiplex: multiplexes) else {
+        guard admission.admit(task, key: target.key, mayMultiplex: mayMultiplex(target)) else {
             return  // waits for a slot on its host
         }
         startTransfer(task)
     }
 
-    /// Whether a request for `url` could be answered over HTTP/2 while its host's protocol is unknown:
+    /// Whether a request to `target` could be answered over HTTP/2 while its host's protocol is unknown:
     /// https without a proxy or a Unix socket, on a session that allows HTTP/2. Settings are read only
     /// until the host's first response said which protocol it speaks.
-    private func mayMultiplex(isHTTPS: Bool, proxy: String?, key: String) -> Bool {
-        guard proxy == nil, isHTTPS, !admission.knowsProtocol(of: key),
+    private func mayMultiplex(_ target: AdmissionTarget) -> Bool {
+        guard !target.viaProxy, target.isHTTPS, !admission.knowsProtocol(of: target.key),
               let events else { return false }
         let connection = events.connectionSettings
         return connection.httpVersion != .http1_1 && connection.unixSocketPath == nil

@@ -129,7 +129,7 @@ final class SessionEngine: @unchecked Sendable {
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     @exclusivity(unchecked) var finishedTransfers: [FinishedTransfer] = []
     /// Tasks held back by the per-host connection limit, started in priority order.
-    @exclusivity(unchecked) var admission: HostAdmission
+    let admission: HostAdmission
     /// Tasks a local load answers (`SessionPlugins.localResponder`), by their load.
     @exclusivity(unchecked) var localLoads: [ObjectIdentifier: LocalLoadState] = [:]
     /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.

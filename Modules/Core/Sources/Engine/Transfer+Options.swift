@@ -208,7 +208,7 @@ extension Transfer {
             resourceTimeoutMilliseconds: total > 0 && total < 1e9 ? Int(total * 1000) : nil,
             followsRedirectsManually: followsRedirectsManually, maximumRedirects: connection.maximumRedirects,
             httpVersion: connection.httpVersion, tls: tls, unixSocketPath: socketPath,
-            proxy: socketPath == nil ? settings.proxies.proxy(for: sent.url) : nil,
+            proxy: socketPath == nil ? settings.proxy(for: sent.url) : nil,
             streamWeight: HTTP2StreamWeight.weight(forPriority: task.priority),
             decodesContent: ResponseStateMachine.decodesContent(requestHeaderNames: sent.fieldNames,
                                                                 sessionHeaderNames: settings.additionalHeaderNames),

@@ -46,7 +46,8 @@ extension URLSessionManager {
 
     /// Decides, on the thread that resumes `task`, what answers it besides the network: the session's
     /// local responder (`SessionPlugins.localResponder`), else the cache. A streamed lean body always
-    /// goes to the network.
+    /// goes to the network. Also reads, here rather than on the engine thread, the host the task counts
+    /// against (``AdmissionTarget``, about 1,100 instructions) and its Cookie header.
     func prepareToStart(_ task: SessionTask) {
         // Without an observer or a responder this is one atomic load: no lock, no dynamic cast.
         if consultsTaskPlugins.load(ordering: .acquiring) {
@@ -59,6 +60,9 @@ extension URLSessionManager {
                 task.updateStorage { $0.localLoad = load }
                 return
             }
+        }
+        if let url = task.requestURL, let target = AdmissionTarget(url: url, settings: configurationTemplate) {
+            task.updateStorage { $0.preparedAdmission = target }
         }
         if let cache = configurationTemplate.cache {
             consult(cache, for: task)

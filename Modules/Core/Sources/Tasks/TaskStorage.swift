@@ -11,6 +11,9 @@ struct TaskStorage: Sendable {
     /// The first attempt's Cookie header, looked up on the thread that started the task (nil: the
     /// engine looks it up).
     var preparedCookies: PreparedCookieHeader?
+    /// The host the first attempt counts against, read from its URL on the thread that started the task
+    /// (nil: the engine reads it).
+    var preparedAdmission: AdmissionTarget?
     /// How many times a `URLRequest` was built from the task's ``SessionTask/fieldRequest`` (a plain
     /// request on that path builds none; tests read it).
     var builtURLRequests = 0

@@ -112,7 +112,7 @@ extension SessionEngine {
         afc_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, afc_http_version_1_1)
         let idle = timeout > 0 && timeout != 60 ? timeout : settings.requestTimeout
         if idle > 0 && idle < 1e9 { afc_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000)) }
-        let proxy = settings.proxies.proxy(for: url)
+        let proxy = settings.proxy(for: url)
         afc_easy_setopt_string(handle, CURLOPT_PROXY, proxy ?? "")
         let isPlain = !isHTTPS && !(proxy?.lowercased().hasPrefix("https:") ?? false)
         if proxy != nil {
