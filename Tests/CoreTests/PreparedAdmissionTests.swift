@@ -45,4 +45,19 @@ struct PreparedAdmissionTests {
         configuration.connectionProxyDictionary = ["SOCKSEnable": 1, "SOCKSProxy": "socks.test"]
         #expect(EngineSettings(configuration: configuration).proxy(for: url) == "socks5h://socks.test:1080")
     }
+
+    /// The engine takes the prepared target when it starts the task: a later start (after a wait for
+    /// connectivity) reads the task's URL as it is then.
+    @Test func theEngineTakesThePreparedTarget() async throws {
+        let manager = makeManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let done = AsyncStream<Void>.makeStream()
+        let task = manager.dataTask(with: URLRequest(url: sharedServer.url("/bytes/8"))) { _, _, _ in
+            done.continuation.yield()
+        }
+        task.resume()
+        for await _ in done.stream { break }
+        #expect(task.state == .completed)
+        #expect(task.updateStorage { $0.preparedAdmission } == nil)
+    }
 }

@@ -43,9 +43,13 @@ extension SessionEngine {
 
     /// Starts `task`'s transfer, or queues it for a connection to its host.
     func startOnNetwork(_ task: SessionTask) {
-        // Usually read from the URL on the thread that started the task (`URLSessionManager.prepareToStart`).
-        guard let target = task.updateStorage({ $0.preparedAdmission })
-                ?? task.requestURL.flatMap({ AdmissionTarget(url: $0, settings: settings) }) else {
+        // The first start's is usually read on the thread that started the task (`prepareToStart`); taken,
+        // so that a start after a wait for connectivity reads the task's URL as it is then.
+        let prepared = task.updateStorage { state -> AdmissionTarget? in
+            defer { state.preparedAdmission = nil }
+            return state.preparedAdmission
+        }
+        guard let target = prepared ?? task.requestURL.flatMap({ AdmissionTarget(url: $0, settings: settings) }) else {
             startTransfer(task)  // no host: fails in configuration
             return
         }

@@ -11,8 +11,8 @@ struct TaskStorage: Sendable {
     /// The first attempt's Cookie header, looked up on the thread that started the task (nil: the
     /// engine looks it up).
     var preparedCookies: PreparedCookieHeader?
-    /// The host the first attempt counts against, read from its URL on the thread that started the task
-    /// (nil: the engine reads it).
+    /// The host the first start counts against, read from its URL on the thread that started the task
+    /// (nil: the engine reads it; taken by the engine when it starts the task).
     var preparedAdmission: AdmissionTarget?
     /// How many times a `URLRequest` was built from the task's ``SessionTask/fieldRequest`` (a plain
     /// request on that path builds none; tests read it).
