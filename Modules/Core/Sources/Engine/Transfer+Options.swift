@@ -16,7 +16,10 @@ extension Transfer {
     func configure(trustContext: UnsafeMutableRawPointer?, pinsServerTrust: Bool) throws {
         let sent = try attemptRequest()
         let url = sent.url
-        guard let scheme = url.scheme?.lowercased() else { throw CurlErrorMapping.error(.badURL, url: url) }
+        // Read from the absolute string, which the URL keeps and libcurl is given below: Foundation's
+        // `scheme` parses the URL again (about 560 instructions with the lowercasing).
+        let absoluteString = url.absoluteString
+        guard let scheme = RequestScheme.lowercased(of: absoluteString) else { throw CurlErrorMapping.error(.badURL, url: url) }
         guard RedirectRules.isAllowedScheme(lowercased: scheme) || UnixSocketRoute.isSocketScheme(lowercased: scheme) else {
             throw CurlErrorMapping.error(.unsupportedURL, url: url)
         }
@@ -52,12 +55,14 @@ extension Transfer {
         attemptTLS = options.tls
         recordsPeerChain = installsTrustHook && method == "GET" && settings.cache != nil
         peerChain = nil
-        let reusesHandle = isPlain && handleState == .plain(options)
+        // Compared in place: building `.plain(options)` to compare copied the options twice.
+        var reusesHandle = false
+        if isPlain, case .plain(let kept) = handleState { reusesHandle = kept == options }
         if !reusesHandle && handleState != .fresh {
             curl_easy_reset(handle)
             handleState = .dirty
         }
-        requestURLString = socketRoute?.curlURL ?? url.absoluteString
+        requestURLString = socketRoute?.curlURL ?? absoluteString
         _ = requestURLString.withCString { afc_easy_setopt_string(handle, CURLOPT_URL, $0) }
         afc_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         afc_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
