@@ -39,9 +39,14 @@ struct ServerSentEventsHostileTests {
         let key = UUID().uuidString
         let url = hostileURL(servers.faultServer.baseURL, "/hostile/sse-retry-zero", ["key": key])
         // Three connections, each bringing one event and closing at once: the reader stops after the
-        // third event, so no fourth connection is made.
+        // third event, so no fourth connection is made. Every connection counts as short however slow
+        // the machine: with the default 5 s, a loaded run (the thread sanitizer's: 9 s from the first
+        // reconnection to the server reading it) counted the second connection as stable, which rightly
+        // ended the backoff, and the last wait was the floor's.
+        var configuration = ServerSentEvents.Configuration()
+        configuration.stableConnectionDuration = .seconds(3_600)
         var eventsRead = 0
-        for try await _ in manager.session.events(for: URLRequest(url: url)) {
+        for try await _ in manager.session.events(for: URLRequest(url: url), configuration: configuration) {
             eventsRead += 1
             if eventsRead == 3 { break }
         }
