@@ -1,7 +1,6 @@
 import AFNetworking
 import ArgumentParser
 import Foundation
-import Synchronization
 
 /// Runs one `af ws` session: opens a ``WebSocketTask`` on a session manager configured as `af get`'s
 /// (TLS trust, pinning, client identity, proxies from the environment), sends the lines of standard input
@@ -74,7 +73,7 @@ struct WebSocketRunner: Sendable {
             var startedClosing = false
             var refusedLines = 0
         }
-        private let inner = Mutex(Inner())
+        private let inner = Protected(Inner())
 
         /// Whether af started the closing handshake (standard input ended).
         var startedClosing: Bool { inner.withLock { $0.startedClosing } }
@@ -135,7 +134,7 @@ struct WebSocketRunner: Sendable {
     /// the answers to the last messages it has read but not yet handled; the pong comes after the
     /// server read them, and gives it a round trip to send what it answers to them.
     static func roundTrip(on task: WebSocketTask, within limit: Duration) async {
-        let resumed = Mutex(false)
+        let resumed = Protected(false)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeOnce: @Sendable () -> Void = {
                 if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }

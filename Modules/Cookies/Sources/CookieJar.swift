@@ -63,7 +63,7 @@ public final class CookieJar: CookieStoring, Sendable {
         var writeScheduled = false
     }
 
-    let state: Mutex<State>
+    let state: Protected<State>
     /// The number of cookies held, read without the lock so a request to an empty jar costs one load.
     private let storedCount = Atomic<Int>(0)
     let suffixes: PublicSuffixList
@@ -88,7 +88,7 @@ public final class CookieJar: CookieStoring, Sendable {
             CookieFile.load(from: persistentStoreURL, limits: limits, suffixes: .system, into: &store, now: Date())
         }
         storedCount.store(store.count, ordering: .relaxed)
-        state = Mutex(State(store: store))
+        state = Protected(State(store: store))
     }
 
     // MARK: The engine's methods (CookieStoring)
