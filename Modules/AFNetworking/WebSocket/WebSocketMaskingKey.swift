@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AFProtocols
 import Synchronization
 
 /// The 4-byte key a client masks each frame's payload with (RFC 6455 §5.3).
@@ -48,7 +49,12 @@ public struct WebSocketMaskingKeySource: Sendable {
     /// source the RFC asks for, drawn 64 keys at a time (one system call per 64 frames rather than one a
     /// frame) and each handed out once.
     public static let systemRandom: WebSocketMaskingKeySource = {
+        // A Mutex, as `WebSocketTask.state` (a frame draws a key), but in the sanitizer's build.
+        #if AF_SANITIZER_LOCKS
+        let pool = Protected(RandomKeyPool())
+        #else
         let pool = Mutex(RandomKeyPool())
+        #endif
         return WebSocketMaskingKeySource { pool.withLock { $0.next() } }
     }()
 

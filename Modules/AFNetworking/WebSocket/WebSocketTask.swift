@@ -98,9 +98,14 @@ public final class WebSocketTask: @unchecked Sendable {
     /// Synchronization's Mutex, not the package's `Protected`: a message takes this lock two or three
     /// times, and Mutex costs about 18 instructions a lock and unlock against the pthread mutex's 85 (a
     /// 300,000-message stream of 32 B ran 1.03x the CPU with `Protected`). ThreadSanitizer does not see
-    /// Mutex on Linux (a futex) and reports the accesses it guards; with `Protected` swapped in, the
-    /// WebSocket unit and integration tests ran under it with no report (2026-11-28).
+    /// Mutex on Linux (a futex) and would report every access it guards, so the sanitizer's build
+    /// (`Scripts/test` defines AF_SANITIZER_LOCKS) takes `Protected`, the same lock as far as this code
+    /// can tell.
+    #if AF_SANITIZER_LOCKS
+    let state = Protected(Inner())
+    #else
     let state = Mutex(Inner())
+    #endif
 
     init(request: URLRequest, protocols: [String], session: LeanSession) {
         originalRequest = request
