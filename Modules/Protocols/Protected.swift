@@ -5,9 +5,10 @@ import Foundation
 /// A pthread mutex rather than Synchronization's Mutex because ThreadSanitizer sees pthread mutexes on
 /// Linux (Mutex is a futex it does not see: it reports every access a Mutex guards), and the tests it
 /// runs must run clean under `--sanitize=thread`. One deliberate exception: AFWebSocket's per-message
-/// state keeps a Mutex, which costs a fifth of this lock (see `WebSocketTask.state`). The mutex lives in
-/// the same allocation as the value (NSLock would add an object and a separately allocated mutex): every
-/// task carries a few of these, so they are made and freed on every request.
+/// state keeps a Mutex, which costs a fifth of this lock, outside the sanitizer's build (see
+/// `WebSocketTask.state`). The mutex lives in the same allocation as the value (NSLock would add an object
+/// and a separately allocated mutex): every task carries a few of these, so they are made and freed on
+/// every request.
 package struct Protected<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: the value is Sendable and only read or written with the mutex held; the
     // storage class is what the compiler cannot check.
