@@ -54,9 +54,11 @@ struct ResumeDataTamperingTests {
         let target = try victim()
         defer { try? FileManager.default.removeItem(at: target) }
         for name in [target.path, "../" + target.lastPathComponent, "CFNetworkDownload_x/../../etc.tmp", ""] {
-            var (_, state) = try partial()
+            var (partialName, state) = try partial()
+            defer { try? FileManager.default.removeItem(atPath: directory + "/" + partialName) }
             state["temporaryFileName"] = name
             expectRefused(try await resume(state), .fileOutsideDownloadDirectory(name))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + partialName)) == Data(repeating: 0x41, count: 10))
         }
         #expect(try Data(contentsOf: target) == Data("precious".utf8))
     }
@@ -83,7 +85,8 @@ struct ResumeDataTamperingTests {
             for name in [linkName, hardName, directoryName] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
         }
         for name in [linkName, hardName, directoryName] {
-            var (_, state) = try partial()
+            var (partialName, state) = try partial()
+            defer { try? FileManager.default.removeItem(atPath: directory + "/" + partialName) }
             state["temporaryFileName"] = name
             state["bytesReceived"] = 8
             expectRefused(try await resume(state), .notARegularFile)

@@ -132,7 +132,9 @@ import AFProtocols
     }
 
     @Test func entriesStoredInThisProcessAreRememberedUpToTheBound() throws {
-        let cache = URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: Self.temporaryDirectory().path)
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: directory.path)
         let index = try #require(URLCacheIndex.index(for: cache))
         let first = URL(string: "http://127.0.0.1:1/noted/0")!
         index.noteStored(URLRequest(url: first))
@@ -190,7 +192,9 @@ import AFProtocols
     }
 
     @Test func anEntryKeptOffDiskAnswersFromTheMemoryTier() throws {
-        let storage = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: Self.temporaryDirectory().path)
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: directory.path)
         let cache = ResponseCache(storage: storage, sessionPolicy: .useProtocolCachePolicy, additionalHeaders: [])
         let request = URLRequest(url: URL(string: "http://127.0.0.1:1/memory?n=1")!)
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil,

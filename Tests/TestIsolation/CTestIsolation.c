@@ -80,6 +80,10 @@ __attribute__((constructor)) static void af_test_isolation_start(void) {
     setenv("XDG_CACHE_HOME", path, 1);
     snprintf(path, sizeof path, "%s/data", af_directory);
     setenv("XDG_DATA_HOME", path, 1);
+    // The temporary directory too: a file a test (or the engine's download directory, or a tool a test
+    // starts) puts there is removed with the rest, even when the test forgets it.
+    snprintf(path, sizeof path, "%s/tmp", af_directory);
+    if (mkdir(path, 0700) == 0) setenv("TMPDIR", path, 1);
     setenv("AF_TEST_ISOLATION_DIR", af_directory, 1);
     atexit(af_remove_directory);
 }
