@@ -108,16 +108,12 @@ extension URLSessionManager {
 
     private func notificationUserInfo(_ job: CompletionJob, object: (any Sendable)?,
                                       error: (any Error)?) -> UncheckedUserInfo {
-        // Keyed by AnyHashable as Notification stores it: a [String: Any] would be converted on every post.
-        // Sized once for the six keys it can hold: grown from a one-entry literal it was rehashed twice.
-        var info: [AnyHashable: Any] = Dictionary(minimumCapacity: 6)
-        info[NetworkingTaskDidCompleteKey.responseSerializer] = job.serializer
-        if let data = job.data, !data.isEmpty { info[NetworkingTaskDidCompleteKey.responseData] = data }
-        if let error { info[NetworkingTaskDidCompleteKey.error] = error }
-        if let fileURL = job.fileURL { info[NetworkingTaskDidCompleteKey.assetPath] = fileURL }
-        if let object, job.fileURL == nil { info[NetworkingTaskDidCompleteKey.serializedResponse] = object }
-        if let metrics = job.metrics { info[NetworkingTaskDidCompleteKey.sessionTaskMetrics] = metrics }
-        return UncheckedUserInfo(value: info)
+        let data: Data? = job.data?.isEmpty == false ? job.data : nil
+        var serialized: Any?
+        if job.fileURL == nil, let object { serialized = object }
+        return UncheckedUserInfo(value: CompletionUserInfo.make(
+            responseSerializer: job.serializer, responseData: data, error: error, assetPath: job.fileURL,
+            serializedResponse: serialized, metrics: job.metrics))
     }
 }
 
