@@ -118,7 +118,7 @@ extension URLSessionManager {
         let data: Data? = job.data?.isEmpty == false ? job.data : nil
         var serialized: Any?
         if job.fileURL == nil, let object { serialized = object }
-        return UncheckedUserInfo(value: CompletionUserInfo.make(
+        return UncheckedUserInfo(value: NetworkingTaskDidCompleteUserInfo.make(
             responseSerializer: job.serializer, responseData: data, error: error, assetPath: job.fileURL,
             serializedResponse: serialized, metrics: job.metrics))
     }

@@ -1,14 +1,14 @@
-import AFProtocols
 import Foundation
 
-/// The userInfo of `networkingTaskDidComplete`, made by copying a dictionary that already holds the keys
-/// it needs and putting each value in through its index, so no key is hashed per notification.
+/// The userInfo of `networkingTaskDidComplete` under ``NetworkingTaskDidCompleteKey``'s keys, for the
+/// session that posts it: a copy of a dictionary that already holds the keys it needs, each value put in
+/// through its index, so no key is hashed per notification.
 ///
 /// Why: AFNetworking's keys are 50-odd-byte strings, and inserting one into a `[AnyHashable: Any]` hashed
 /// it (about 1,300 instructions a key, 8,600 a notification: a fifth of what an AF request cost beyond the
 /// lean path). A dictionary's copy keeps its buckets, its seed and its age, so an index taken from the
 /// template is valid in the copy, and setting a value through it neither hashes nor moves anything.
-enum CompletionUserInfo {
+package enum NetworkingTaskDidCompleteUserInfo {
     /// The keys every notification holds (the serializer's) and those it may hold, in the order of the
     /// bits of a template's mask.
     private static let alwaysKey = NetworkingTaskDidCompleteKey.responseSerializer
@@ -38,8 +38,9 @@ enum CompletionUserInfo {
     }
 
     /// The userInfo holding each value given (a nil one's key is absent), under AFNetworking's keys.
-    static func make(responseSerializer: Any, responseData: Data?, error: (any Error)?, assetPath: URL?,
-                     serializedResponse: Any?, metrics: SessionTaskMetrics?) -> [AnyHashable: Any] {
+    /// `metrics`: the task's `SessionTaskMetrics` (AFCore's).
+    package static func make(responseSerializer: Any, responseData: Data?, error: (any Error)?, assetPath: URL?,
+                             serializedResponse: Any?, metrics: Any?) -> [AnyHashable: Any] {
         var mask = 0
         if responseData != nil { mask |= 1 << 0 }
         if error != nil { mask |= 1 << 1 }

@@ -1,30 +1,27 @@
-import AFProtocols
+@testable import AFProtocols
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import Testing
-@testable import AFCore
 
 /// The completion notification's userInfo, made from templates, holds exactly what a dictionary built key
 /// by key holds, for every set of keys.
 @Suite("Completion notification: userInfo")
-struct CompletionUserInfoTests {
+struct NetworkingTaskDidCompleteUserInfoTests {
     private struct Failure: Error, Equatable { let code: Int }
+    /// Stands for AFCore's `SessionTaskMetrics`.
+    private struct Metrics: Equatable { let redirectCount: Int }
 
     @Test func everySetOfValuesGivesTheKeysAndValuesOfADictionaryBuiltKeyByKey() throws {
         let serializer = HTTPResponseSerializer()
         let data = Data("body".utf8)
         let error = Failure(code: 7)
         let path = URL(fileURLWithPath: "/downloads/file.bin")
-        let metrics = SessionTaskMetrics(
-            taskInterval: DateInterval(start: Date(timeIntervalSince1970: 0), duration: 1), redirectCount: 2,
-            domainLookupDuration: 0, connectDuration: 0.1, secureConnectionDuration: 0, timeToFirstByte: 0.2,
-            totalDuration: 0.3, networkProtocolName: "http/1.1", isReusedConnection: false,
-            countOfRequestBodyBytesSent: 0, countOfResponseBytesReceived: 120)
+        let metrics = Metrics(redirectCount: 2)
         for mask in 0..<32 {
             let has = { (bit: Int) in mask & (1 << bit) != 0 }
-            let info = CompletionUserInfo.make(
+            let info = NetworkingTaskDidCompleteUserInfo.make(
                 responseSerializer: serializer, responseData: has(0) ? data : nil, error: has(1) ? error : nil,
                 assetPath: has(2) ? path : nil, serializedResponse: has(3) ? "object" : nil,
                 metrics: has(4) ? metrics : nil)
@@ -41,7 +38,7 @@ struct CompletionUserInfoTests {
             #expect(info[NetworkingTaskDidCompleteKey.error] as? Failure == (has(1) ? error : nil))
             #expect(info[NetworkingTaskDidCompleteKey.assetPath] as? URL == (has(2) ? path : nil))
             #expect(info[NetworkingTaskDidCompleteKey.serializedResponse] as? String == (has(3) ? "object" : nil))
-            #expect(info[NetworkingTaskDidCompleteKey.sessionTaskMetrics] as? SessionTaskMetrics == (has(4) ? metrics : nil))
+            #expect(info[NetworkingTaskDidCompleteKey.sessionTaskMetrics] as? Metrics == (has(4) ? metrics : nil))
             // What the notification's receivers see: the keys as Strings.
             let bridged = try #require(info as? [String: Any])
             #expect(Set(bridged.keys) == expectedKeys)
@@ -49,9 +46,9 @@ struct CompletionUserInfoTests {
     }
 
     @Test func aDictionaryMadeTwiceIsTwoDictionaries() {
-        let first = CompletionUserInfo.make(responseSerializer: HTTPResponseSerializer(), responseData: Data([1]), error: nil,
+        let first = NetworkingTaskDidCompleteUserInfo.make(responseSerializer: HTTPResponseSerializer(), responseData: Data([1]), error: nil,
                                             assetPath: nil, serializedResponse: nil, metrics: nil)
-        var second = CompletionUserInfo.make(responseSerializer: HTTPResponseSerializer(), responseData: Data([2]), error: nil,
+        var second = NetworkingTaskDidCompleteUserInfo.make(responseSerializer: HTTPResponseSerializer(), responseData: Data([2]), error: nil,
                                              assetPath: nil, serializedResponse: nil, metrics: nil)
         second[NetworkingTaskDidCompleteKey.error] = Failure(code: 1)
         #expect(first[NetworkingTaskDidCompleteKey.responseData] as? Data == Data([1]))
