@@ -129,8 +129,10 @@ let package = Package(
                        providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CLibWebP", path: "Modules/ImageLoading/CLibWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
+        // libwebp itself is named here: Debian 13's libwebpdemux.pc lists it as Requires.private, so
+        // `pkg-config --libs libwebpdemux` no longer brings -lwebp (Debian 12's did).
         .target(name: "CImageCodecs", dependencies: ["CLibPNG", "CLibJPEG", "CLibTIFF", "CLibWebP"],
-                path: "Modules/ImageLoading/CImageCodecs"),
+                path: "Modules/ImageLoading/CImageCodecs", linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "AFImageLoading", dependencies: ["AFProtocols", "CImageCodecs"],
                 path: "Modules/ImageLoading/Sources"),
 

@@ -2,6 +2,7 @@
 // jar, which stays fast and bounded under thousands of Set-Cookie lines, refuses public suffixes, and keeps
 // its file private. The fault server answers as an HTTP proxy for any host name, so a test can use names
 // under co.uk without DNS.
+import AFCore
 import AFNetworking
 import AFTestHarness
 import Foundation
@@ -63,30 +64,45 @@ struct CookieJarHostileTests {
         #expect(own.cookieStorage !== CookieJar.shared && own.cookieStorage != nil)
     }
 
-    @Test func tenThousandSetCookieLinesLeaveTheJarWithinItsBounds() async throws {
+    /// A flood of 10,000 Set-Cookie lines. libcurl 8.14 and later accept at most 5,000 header lines: there
+    /// the flood is refused whole, nothing of it stored, and the jar's bounds are met by as many lines as
+    /// libcurl accepts; before 8.14 by all 10,000.
+    @Test func aSetCookieFloodLeavesTheJarWithinItsBounds() async throws {
         let servers = try await IntegrationServers.shared()
         let store = temporaryStore()
         defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent().deletingLastPathComponent()) }
         let jar = CookieJar(persistentStoreURL: store)
         let manager = manager(jar: jar, servers: servers)
         defer { manager.invalidateSession(cancelingTasks: true) }
-        let flood = hostileURL(servers.faultServer.baseURL, "/hostile/cookie-flood", ["count": "10000"])
+        func flood(_ count: Int) -> URL {
+            hostileURL(servers.faultServer.baseURL, "/hostile/cookie-flood", ["count": "\(count)"])
+        }
+        let lines: Int
+        if let limit = CurlRuntime.responseHeaderCountLimit {
+            let code = await urlErrorCode { _ = try await manager.session.data(for: URLRequest(url: flood(10_000))) }
+            #expect(code == .cannotParseResponse)
+            #expect(jar.count == 0)
+            lines = limit - 10  // beside the fault server's own header lines
+        } else {
+            lines = 10_000
+        }
         let started = ContinuousClock.now
-        let (_, response) = try await manager.session.data(for: URLRequest(url: flood))
+        let (_, response) = try await manager.session.data(for: URLRequest(url: flood(lines)))
         let elapsed = ContinuousClock.now - started
         #expect(response.statusCode == 200)
-        // The domain bound: purged to 150 past 180, the newest kept (150 + (10,000 - 181) % 31 = 173).
-        #expect(jar.count == 173)
+        // The domain bound: purged to 150 past 180, the newest kept (150 + (lines - 181) % 31: 173 for 10,000).
+        let kept = 150 + (lines - 181) % 31
+        #expect(jar.count == kept)
         let echo = hostileURL(servers.faultServer.baseURL, "/hostile/echo-headers")
-        #expect(try await sentCookie(manager, echo) == (9_827..<10_000).map { "c\(String($0, radix: 36))=1" }.joined(separator: "; "))
+        #expect(try await sentCookie(manager, echo) == (lines - kept..<lines).map { "c\(String($0, radix: 36))=1" }.joined(separator: "; "))
         try jar.flush()
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect(attributes[.posixPermissions] as? Int == 0o600)
         let directory = try FileManager.default.attributesOfItem(atPath: store.deletingLastPathComponent().path)
         #expect(directory[.posixPermissions] as? Int == 0o700)
-        #expect(try String(contentsOf: store, encoding: .utf8).split(separator: "\n").count == 174)
+        #expect(try String(contentsOf: store, encoding: .utf8).split(separator: "\n").count == kept + 1)
         // Not a timed assertion (Scripts/bench measures it): recorded so a slow run is visible.
-        print("10,000 Set-Cookie lines: \(elapsed) for the whole request")
+        print("\(lines) Set-Cookie lines: \(elapsed) for the whole request")
     }
 
     @Test func aCookieForAPublicSuffixNeverReachesAnotherSite() async throws {

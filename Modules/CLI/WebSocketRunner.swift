@@ -274,16 +274,3 @@ struct WebSocketRunner: Sendable {
         }
     }
 }
-
-/// Standard input a line at a time (without its line feed), read on a queue of its own: a read blocks
-/// its thread until a line comes, which the cooperative pool's threads must not do.
-final class StandardInputLines: Sendable {
-    private let queue = DispatchQueue(label: "af.stdin")
-
-    /// The next line, or nil at the end of the input.
-    func next() async -> String? {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: readLine(strippingNewline: true)) }
-        }
-    }
-}

@@ -159,20 +159,21 @@ struct VocabularyTests {
         }
     }
 
-    /// Every result libcurl 7.88 defines (curl.h, 1...99; the obsolete numbers are unused) has its own
-    /// code: a malformed response is -1017 or -1011 as URLSession says, never -1 (issue 25, item 6).
+    /// Every result libcurl 7.85 through 8.14 can return (curl.h, 1...101; the obsolete numbers are
+    /// unused) has its own code: a malformed response is -1017 or -1011 as URLSession says, never -1
+    /// (issue 25, item 6). 100 and 101 are numbers libcurl 7's headers do not name.
     @Test func everyCurlResultHasItsURLSessionCode() {
         let table: [URLError.Code: [Int]] = [
-            .unsupportedURL: [1, 4, 41, 48, 49],
+            .unsupportedURL: [1, 4, 48, 49],
             .badURL: [3],
             .cannotFindHost: [5, 6, 15],
             .cannotConnectToHost: [7, 10, 30, 38, 45, 89, 96, 97],
             .timedOut: [12, 28],
             .networkConnectionLost: [16, 18, 52, 55, 56, 81, 92, 95, 99],
-            .cannotParseResponse: [8, 43],
-            .badServerResponse: [11, 13, 14, 17, 19, 21, 22, 25, 31, 33, 34, 36, 39, 71, 72, 84, 85, 86, 87, 88],
+            .cannotParseResponse: [8, 43, 100],
+            .badServerResponse: [11, 13, 14, 17, 19, 21, 22, 25, 31, 33, 36, 39, 71, 72, 84, 85, 86, 87, 88],
             .serverCertificateUntrusted: [60],
-            .secureConnectionFailed: [35, 53, 54, 58, 59, 64, 66, 77, 79, 80, 82, 83, 90, 91, 98],
+            .secureConnectionFailed: [35, 53, 54, 58, 59, 64, 66, 77, 79, 80, 82, 83, 90, 91, 98, 101],
             .userAuthenticationRequired: [67, 74, 94],
             .httpTooManyRedirects: [47],
             .cancelled: [42],
@@ -187,7 +188,8 @@ struct VocabularyTests {
             .noPermissionsToReadFile: [9, 69],
             .unknown: [93],
         ]
-        let obsolete: Set<Int> = [20, 24, 29, 32, 40, 44, 46, 50, 51, 57, 62, 75, 76]
+        // 34 and 41: returned by no libcurl since 7.53 (CURLE_OBSOLETE34 and CURLE_OBSOLETE41 in 8's headers).
+        let obsolete: Set<Int> = [20, 24, 29, 32, 34, 40, 41, 44, 46, 50, 51, 57, 62, 75, 76]
         var covered = obsolete
         for (code, raws) in table {
             for raw in raws {
@@ -195,7 +197,17 @@ struct VocabularyTests {
                 #expect(covered.insert(raw).inserted, "CURLcode \(raw) is listed twice")
             }
         }
-        #expect(covered == Set(1...99), "unlisted: \(Set(1...99).subtracting(covered).sorted())")
+        #expect(covered == Set(1...101), "unlisted: \(Set(1...101).subtracting(covered).sorted())")
+    }
+
+    /// libcurl 8.14.0 began refusing a response's 5,001st header line; the bound is read from the
+    /// libcurl that is loaded, so each side of it is checked here by version number.
+    @Test func theHeaderCountBoundFollowsTheLoadedLibcurl() {
+        #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x07_58_01) == nil)
+        #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0D_00) == nil)
+        #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0E_00) == 5_000)
+        #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0E_01) == 5_000)
+        #expect(CurlRuntime.responseHeaderCountLimit == CurlRuntime.responseHeaderCountLimit(forVersion: CurlRuntime.version))
     }
 
     @Test func untrustedErrorHasSPECsMessageAndKeys() throws {

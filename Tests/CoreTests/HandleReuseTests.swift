@@ -20,6 +20,24 @@ struct HandleReuseTests {
         return request
     }
 
+    /// Both sides of libcurl 8.1 (curl/curl#11101): from it on every handle goes back to the pool as it is;
+    /// before it only a plain handle's copy does. A full pool frees on either side.
+    @Test func aFinishedHandleIsKeptFromLibcurl8_1AndCopiedBefore() {
+        let plain = HandleState.plain(PlainTransferOptions(
+            idleTimeoutMilliseconds: nil, resourceTimeoutMilliseconds: nil, followsRedirectsManually: false,
+            maximumRedirects: 16, httpVersion: .automatic, tls: nil, unixSocketPath: nil, proxy: nil,
+            streamWeight: 16, decodesContent: true, waitsForMultiplexing: false))
+        for state in [plain, .dirty, .fresh] {
+            #expect(HandleRecycling(state: state, poolIsFull: false, keepsAFreedHeader: false) == .keep)
+            #expect(HandleRecycling(state: state, poolIsFull: true, keepsAFreedHeader: false) == .free)
+            #expect(HandleRecycling(state: state, poolIsFull: true, keepsAFreedHeader: true) == .free)
+        }
+        #expect(HandleRecycling(state: plain, poolIsFull: false, keepsAFreedHeader: true) == .duplicate)
+        #expect(HandleRecycling(state: .dirty, poolIsFull: false, keepsAFreedHeader: true) == .free)
+        // The loaded libcurl decides which side the engine takes.
+        #expect(CurlRuntime.reusedHandlesKeepAFreedHeader == (CurlRuntime.version < 0x08_01_00))
+    }
+
     @Test func methodsAndBodiesDoNotCarryOver() async {
         let manager = makeManager()
         let post = await complete(manager, request("/echo", method: "POST", body: Data("abc".utf8)))

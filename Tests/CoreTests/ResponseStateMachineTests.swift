@@ -110,6 +110,32 @@ struct ResponseStateMachineTests {
         #expect(machine.finalHead == nil)
     }
 
+    /// libcurl 8.3 and later strip the blanks of such a line and keep it; earlier ones refuse it. The
+    /// machine refuses it on every libcurl, and only when nothing precedes it in the block.
+    @Test func aFoldedFirstHeaderLineIsRefusedAndALaterOneIsNot() {
+        let refusal = Machine.Refusal(code: .cannotParseResponse, description: "The response's first header line "
+                                      + "begins with a space or tab (a folded line with nothing to fold into).")
+        for folded in [" X-Folded: 1", "\tX-Folded: 1"] {
+            var machine = machine()
+            #expect(feed(&machine, ["HTTP/1.1 200 OK", folded]) == [.proceed, .refuse(refusal)], "\(folded.debugDescription)")
+        }
+        var later = machine()
+        #expect(feed(&later, ["HTTP/1.1 200 OK", "X-A: 1", " continued", ""]) == [.proceed, .proceed, .proceed, .blockEnded])
+        // Each block starts afresh: the final block's first line is its own first line.
+        var second = machine()
+        #expect(feed(&second, ["HTTP/1.1 100 Continue", "X-A: 1", "", "HTTP/1.1 200 OK", " X-B: 2"])
+                == [.proceed, .proceed, .proceed, .proceed, .refuse(refusal)])
+    }
+
+    /// What libcurl 8.14 counts against its bound of 5,000: field lines over every block of the attempt.
+    @Test func fieldLinesAreCountedOverEveryBlockOfTheAttempt() {
+        var machine = machine()
+        feed(&machine, ["HTTP/1.1 100 Continue", "X-A: 1", "", "HTTP/1.1 200 OK", "X-B: 2", "X-C: 3", "no colon", ""])
+        #expect(machine.fieldLinesInAttempt == 4)
+        machine.startAttempt(.init(), now: 0)
+        #expect(machine.fieldLinesInAttempt == 0)
+    }
+
     @Test func cookieLinesBelongToTheirOwnBlock() {
         var machine = machine()
         #expect(head(&machine, "HTTP/1.1 302 Found", ["Set-Cookie: a=1", "set-cookie: b=2", "Location: /next"])

@@ -8,16 +8,17 @@ import AFProtocols
 
 /// Maps libcurl results to the `URLError` codes of Foundation's URL loading system, as SPEC section 5 lists.
 package enum CurlErrorMapping {
-    /// The `URLError` code for `code` (never `CURLE_OK`): every result libcurl 7.88 defines has its own
-    /// line (unit-tested as a table), so a malformed response surfaces as URLSession reports it
+    /// The `URLError` code for `code` (never `CURLE_OK`): every result libcurl 7.85 through 8.14 can return
+    /// has its own line (unit-tested as a table), so a malformed response surfaces as URLSession reports it
     /// (-1017 `cannotParseResponse`, -1011 `badServerResponse`, -1005 `networkConnectionLost`), never as
     /// -1 `unknown`. Codes only FTP, TFTP, LDAP, RTSP or SSH return are mapped by their meaning too,
     /// though the engine allows http(s) only. `unknown` is left for `CURLE_RECURSIVE_API_CALL` (a misuse of
-    /// libcurl from its own callback, never caused by a server) and codes newer than this table.
+    /// libcurl from its own callback, never caused by a server), codes newer than this table, and 34 and 41
+    /// (never returned since 7.53; libcurl 8's headers name them `CURLE_OBSOLETE34` and `CURLE_OBSOLETE41`).
     static func urlErrorCode(for code: CURLcode) -> URLError.Code {
         switch code {
         // The URL, and what this libcurl can do with it.
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_FUNCTION_NOT_FOUND, CURLE_UNKNOWN_OPTION,
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_UNKNOWN_OPTION,
              CURLE_SETOPT_OPTION_SYNTAX:
             return .unsupportedURL
         case CURLE_URL_MALFORMAT: return .badURL
@@ -34,9 +35,11 @@ package enum CurlErrorMapping {
             return .networkConnectionLost
         // A response that cannot be read as HTTP: a bad status line, a header line libcurl cannot store
         // (CURLE_BAD_FUNCTION_ARGUMENT: a folded line with nothing to fold into), a bad chunk size.
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_FUNCTION_ARGUMENT: return .cannotParseResponse
+        // CURLE_TOO_LARGE (libcurl 8.6 and later; libcurl 7 said CURLE_OUT_OF_MEMORY): a header line over
+        // 100 KiB, or (8.14 and later) more than 5,000 header lines.
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_FUNCTION_ARGUMENT, CurlResultCode.tooLarge: return .cannotParseResponse
         // A response that is well-formed but not what was asked for.
-        case CURLE_HTTP_RETURNED_ERROR, CURLE_RANGE_ERROR, CURLE_BAD_DOWNLOAD_RESUME, CURLE_HTTP_POST_ERROR,
+        case CURLE_HTTP_RETURNED_ERROR, CURLE_RANGE_ERROR, CURLE_BAD_DOWNLOAD_RESUME,
              CURLE_FTP_WEIRD_PASS_REPLY, CURLE_FTP_WEIRD_PASV_REPLY, CURLE_FTP_WEIRD_227_FORMAT,
              CURLE_FTP_COULDNT_SET_TYPE, CURLE_FTP_COULDNT_RETR_FILE, CURLE_QUOTE_ERROR, CURLE_UPLOAD_FAILED,
              CURLE_FTP_COULDNT_USE_REST, CURLE_LDAP_SEARCH_FAILED, CURLE_TFTP_ILLEGAL, CURLE_TFTP_UNKNOWNID,
@@ -49,7 +52,7 @@ package enum CurlErrorMapping {
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE,
              CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
-             CURLE_USE_SSL_FAILED, CURLE_SSH:
+             CURLE_USE_SSL_FAILED, CURLE_SSH, CurlResultCode.echRequired:
             return .secureConnectionFailed
         // Credentials.
         case CURLE_LOGIN_DENIED, CURLE_AUTH_ERROR, CURLE_TFTP_NOSUCHUSER: return .userAuthenticationRequired

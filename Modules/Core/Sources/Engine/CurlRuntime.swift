@@ -3,7 +3,7 @@ import CCurlShim
 
 /// libcurl's process-wide initialization, done once before the first handle is made (curl_global_init
 /// is not thread-safe, so every engine goes through this one lazily initialized constant).
-enum CurlRuntime {
+package enum CurlRuntime {
     static let initialized: Bool = {
         curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
     }()
@@ -15,7 +15,21 @@ enum CurlRuntime {
     /// `curl_multi_perform`, so one hostile response kills the process. A handle that never ran a
     /// transfer has no such pointer and refuses the line (CURLE_BAD_FUNCTION_ARGUMENT), so the engine
     /// never runs a second transfer on one handle there (``SessionEngine/recycle(_:state:)``).
-    static let reusedHandlesKeepAFreedHeader: Bool = afc_curl_version_num() < 0x08_01_00
+    static let reusedHandlesKeepAFreedHeader: Bool = version < 0x08_01_00
+
+    /// The loaded libcurl's `LIBCURL_VERSION_NUM` (0xXXYYZZ), which may be newer than the headers the
+    /// package was built against: behaviour that differs by version is decided from this.
+    package static let version: UInt32 = afc_curl_version_num()
+
+    /// How many response header lines libcurl accepts in one transfer (redirects and informational blocks
+    /// included): 5,000 from libcurl 8.14.0, which then fails the transfer with `CURLE_TOO_LARGE`; nil
+    /// before it (only the bytes are bounded, by ``TransferLimits/maximumHeaderSize``).
+    package static let responseHeaderCountLimit: Int? = responseHeaderCountLimit(forVersion: version)
+
+    /// ``responseHeaderCountLimit`` for the libcurl whose `LIBCURL_VERSION_NUM` is `version`.
+    package static func responseHeaderCountLimit(forVersion version: UInt32) -> Int? {
+        version >= 0x08_0E_00 ? 5_000 : nil
+    }
 
     /// The Accept-Encoding line the engine sends when libcurl decodes the response (the request names no
     /// encodings of its own): the line libcurl itself adds for `CURLOPT_ACCEPT_ENCODING` "", which it

@@ -13,6 +13,30 @@ enum HandleState: Equatable {
     case dirty
 }
 
+/// What becomes of a handle whose transfer ended (``SessionEngine/recycle(_:state:)``).
+enum HandleRecycling: Equatable {
+    /// Back to the pool as it is, for the next transfer (libcurl 8.1 and later).
+    case keep
+    /// Its `curl_easy_duphandle` copy goes to the pool, the handle is freed: a copy has the options
+    /// without the per-transfer state, such as the freed header libcurl before 8.1 keeps.
+    case duplicate
+    /// Freed: the pool is full, or (before libcurl 8.1) its options are not worth copying.
+    case free
+
+    /// The decision for a handle last configured as `state`.
+    init(state: HandleState, poolIsFull: Bool, keepsAFreedHeader: Bool) {
+        if poolIsFull {
+            self = .free
+        } else if !keepsAFreedHeader {
+            self = .keep
+        } else if case .plain = state {
+            self = .duplicate
+        } else {
+            self = .free
+        }
+    }
+}
+
 /// The options a transfer sets that depend on its session and request (every other option a plain
 /// transfer sets is the same for all of them): a plain handle is reused when these are equal.
 struct PlainTransferOptions: Equatable {

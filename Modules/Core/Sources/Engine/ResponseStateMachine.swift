@@ -107,6 +107,9 @@ struct ResponseStateMachine {
     private var contentRangeHeader: String?
     /// Header bytes received over every block of this attempt.
     private var headerBytes = 0
+    /// Header field lines (not status lines, not the empty line ending a block) received over every block
+    /// of this attempt: what libcurl 8.14 counts against ``CurlRuntime/responseHeaderCountLimit``.
+    private(set) var fieldLinesInAttempt = 0
     private var digestChallengeSeen = false
 
     /// The response of the last header block, final or not (for redirects and challenges).
@@ -148,6 +151,7 @@ struct ResponseStateMachine {
         lastHead = nil
         digestChallengeSeen = false
         headerBytes = 0
+        fieldLinesInAttempt = 0
         receivedBodyBytes = 0
         discardsBlockBody = false
         lastActivity = now
@@ -205,6 +209,13 @@ struct ResponseStateMachine {
             while index < length, bytes[index] == 0x20 { index += 1 }
             reasonPhrase = index < length ? String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<length]), as: UTF8.self) : ""
             return .proceed
+        }
+        fieldLinesInAttempt += 1
+        if headerLineCount == 0, bytes[0] == 0x20 || bytes[0] == 0x09 {
+            // A continuation line with nothing to continue. libcurl 7.85-8.2 refuse it (on a fresh handle),
+            // 8.3 and later strip its blanks and keep it as a header: refused here, so every libcurl agrees.
+            return .refuse(Refusal(code: .cannotParseResponse, description: "The response's first header line "
+                                   + "begins with a space or tab (a folded line with nothing to fold into)."))
         }
         // memchr, not `firstIndex(of:)`: the generic search costs about 80 instructions a line, memchr 20.
         guard let found = memchr(bytes.baseAddress!, 0x3A, length) else { return .proceed }

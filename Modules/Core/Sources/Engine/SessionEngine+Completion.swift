@@ -48,11 +48,11 @@ extension SessionEngine {
             let host = transfer.requestURL?.host ?? ""
             let trust = trustContext.takeRejection(for: host)
             outcome.error = CurlErrorMapping.untrustedServerError(url: transfer.requestURL, host: host, trust: trust)
-        } else if code == CURLE_OUT_OF_MEMORY && transfer.machine.finalHead == nil {
-            // libcurl 7.88 reports a header line over its 100 KiB bound as "Out of memory".
-            outcome.error = CurlErrorMapping.error(
-                .cannotParseResponse, url: transfer.requestURL,
-                description: "A response header line exceeds libcurl's bound of 100 KiB.")
+        } else if code == CURLE_OUT_OF_MEMORY || code == CurlResultCode.tooLarge, transfer.machine.finalHead == nil {
+            // libcurl 7 reports a header line over its 100 KiB bound as "Out of memory", libcurl 8 as
+            // CURLE_TOO_LARGE, which 8.14 also returns for more header lines than it accepts.
+            outcome.error = CurlErrorMapping.error(.cannotParseResponse, url: transfer.requestURL,
+                                                   description: Self.headerBoundDescription(transfer.machine))
         } else if code == CURLE_UNSUPPORTED_PROTOCOL && transfer.machine.lastHead == nil {
             // The request's scheme was checked before it went out, so libcurl means the status line
             // ("Unsupported HTTP version in response"); a refused redirect's Location comes after a head.
@@ -130,6 +130,15 @@ extension SessionEngine {
 
     /// Follows a redirect (through the hook when one decides), or answers an authentication challenge;
     /// true when the transfer was restarted.
+    /// Which of libcurl's header bounds a response met before its head was complete: the number of lines
+    /// (libcurl 8.14 and later) when that many arrived, else the 100 KiB of one line.
+    static func headerBoundDescription(_ machine: ResponseStateMachine) -> String {
+        if let limit = CurlRuntime.responseHeaderCountLimit, machine.fieldLinesInAttempt >= limit {
+            return "The response has more header lines than libcurl accepts (\(limit))."
+        }
+        return "A response header line exceeds libcurl's bound of 100 KiB."
+    }
+
     private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
         guard let events else { return false }
         switch transfer.machine.redirect(after: response, of: transfer.request) {
