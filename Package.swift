@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// AFNetworking for Swift on Linux. Layout and dependency rule: see README.md ("Modules").
+// AFNetworking for Swift on Linux. Layout and dependency rule: see Docs/Design.md.
 import PackageDescription
 
 /// Every feature module depends on AFProtocols and its own C targets only; the umbrella composes them.

@@ -1,9 +1,14 @@
-// The README's quick-start code, run against the local httpbin: every snippet the README shows is
-// here nearly verbatim (with httpbin's paths), so the README never claims what was not run.
+// The README's code, run against the test harness's local servers: every snippet the README shows is
+// here nearly verbatim (with the servers' URLs and paths), each marked `// README: "<its first words>"`,
+// so the README never claims what was not run. The snippets of Docs/Capabilities.md (retries and
+// authentication; logs, metrics and traces) and Docs/URLSession.md (client certificates) run here too.
 #if MCP
 import AFMCP
+import MCP
 #endif
 import AFNetworking
+import AFOpenAPI
+import AFOpenAPITestClient
 import AFTestHarness
 import Foundation
 import HTTPTypes
@@ -115,10 +120,92 @@ import Testing
         #expect(cached == image)
         #expect(cachedResponse == nil)
     }
+
+    @Test func webSocket() async throws {
+        let server = try await WebSocketServer.shared()
+        let manager = HTTPSessionManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+
+        // README: "WebSocket" (the harness's echo server, which picks chat.v2 when it is offered)
+        let task = manager.webSocketTask(with: server.url("/subprotocol"), protocols: ["chat.v2"])
+        task.resume()
+        try await task.send(.string("hello"))
+        var received: [WebSocketTask.Message] = []
+        for try await message in task.messages {
+            received.append(message)               // README prints it
+            task.cancel(with: 1000, reason: nil)   // the echo server never closes: the client does
+        }
+        #expect(received == [.string("hello")])
+        #expect(task.negotiatedProtocol == "chat.v2")
+        #expect(task.closeCode == 1000)
+    }
+
+    @Test func serverSentEvents() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = HTTPSessionManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let feedURL = hostileURL(servers.faultServer.baseURL, "/hostile/event-stream", ["count": "3", "interval": "0.05"])
+
+        // README: "Server-sent events"
+        var printed: [String] = []
+        for try await event in manager.session.events(for: URLRequest(url: feedURL)) {
+            printed.append("\(event.id) \(event.type) \(event.data)")   // README prints them
+            if printed.count == 3 { break }  // the server closes after three, and the stream would reconnect
+        }
+        #expect(printed == ["1 tick event 1", "2 tick event 2", "3 tick event 3"])
+    }
 }
 
-/// README's "Beyond AFNetworking: retries and authentication", against the fault server's flaky
-/// endpoint and httpbin's `/status` and `/bearer`.
+/// README's OpenAPI snippet: the client swift-openapi-generator made from Tests/OpenAPIClient/openapi.yaml,
+/// on OpenAPITransport, against httpbin.
+@Suite struct ReadmeOpenAPIExamplesTests {
+    /// The generated client (this file also imports the MCP Swift SDK's `Client` when the MCP trait is on).
+    typealias Client = AFOpenAPITestClient.Client
+
+    @Test func openAPIClient() async throws {
+        let servers = try await IntegrationServers.shared()
+        let manager = HTTPSessionManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+
+        // README: "import AFOpenAPI" (httpbin in place of api.example.com)
+        let client = Client(serverURL: servers.httpbin.baseURL, transport: OpenAPITransport(manager: manager))
+        let echo = try await client.getAnything(query: .init(q: "swift linux", page: 2)).ok.body.json
+        #expect(echo.method == "GET")
+        #expect(echo.args?.additionalProperties == ["q": "swift linux", "page": "2"])
+    }
+}
+
+/// README's "Installation": the products and traits its manifest lines and trait table name are the
+/// package's own, and the module table lists every library product.
+@Suite struct ReadmeInstallationExamplesTests {
+    @Test func installationNamesTheProductsAndTraitsThePackageDeclares() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Installation\n"))
+        let end = try #require(readme.range(of: "\n## Quick start", range: section.upperBound..<readme.endIndex))
+        let installation = String(readme[section.upperBound..<end.lowerBound])
+
+        // README: ".product(name: "AFNetworking", package: "AFNetworking")" and the AFSecurity line
+        let products = installation.matches(of: #/\.product\(name: "(\w+)", package: "AFNetworking"\)/#).map { String($0.output.1) }
+        #expect(products == ["AFNetworking", "AFSecurity"])
+        for product in products { #expect(manifest.contains(".library(name: \"\(product)\""), "\(product)") }
+
+        // README: the trait table, and `traits: [.defaults, "MCP"]`
+        #expect(installation.contains("| `Observability` | on |") && installation.contains("| `MCP` | off |"))
+        #expect(installation.contains("`traits: [.defaults, \"MCP\"]`"))
+        for trait in ["Observability", "MCP"] { #expect(manifest.contains(".trait(name: \"\(trait)\""), "\(trait)") }
+        #expect(manifest.contains(".default(enabledTraits: [\"Observability\"])"))
+
+        // README's module table: every library product has its row.
+        let libraries = manifest.matches(of: #/\.library\(name: "(\w+)"/#).map { String($0.output.1) }
+        #expect(libraries.contains("AFMCP") && libraries.contains("AFOpenAPI"))
+        for library in libraries { #expect(readme.contains("\n| `\(library)`"), "\(library)") }
+    }
+}
+
+/// Docs/Capabilities.md's "Retries and authentication", against the fault server's flaky endpoint and
+/// httpbin's `/status` and `/bearer`.
 @Suite struct ReadmeRetryExamplesTests {
     /// Records the waits instead of waiting.
     final class RecordingClock: RetryClock {
@@ -149,16 +236,16 @@ import Testing
         let clock = RecordingClock()
         let manager = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
         manager.completionQueue = DispatchQueue(label: "readme.retry")
-        manager.updateSettings { $0.retryClock = clock }  // README waits in real time
+        manager.updateSettings { $0.retryClock = clock }  // Docs/Capabilities.md waits in real time
 
-        // README: "manager.interceptor = RetryPolicy()": a 503 is sent three times, then is the answer.
+        // Docs/Capabilities.md: "manager.interceptor = RetryPolicy()": a 503 is sent three times, then is the answer.
         manager.interceptor = RetryPolicy(randomUnit: { 0.5 })
         let marker = "m=" + UUID().uuidString
         await #expect(throws: (any Error).self) { _ = try await manager.get("status/503?" + marker) }
         #expect(await servers.loggedRequestCount(on: .httpbin, containing: marker, expecting: 3) == 3)
         #expect(clock.delays == [.milliseconds(500), .seconds(1)])
 
-        // README: "data(for:interceptor: RetryPolicy(retryLimit: 3))": the fault server fails twice.
+        // Docs/Capabilities.md: "data(for:interceptor: RetryPolicy(retryLimit: 3))": the fault server fails twice.
         let key = UUID().uuidString
         let flaky = hostileURL(servers.faultServer.baseURL, "/hostile/flaky", ["key": key, "failures": "2", "retry-after": "2"])
         let (data, response) = try await manager.session.data(for: URLRequest(url: flaky),
@@ -167,7 +254,7 @@ import Testing
         #expect(String(decoding: data, as: UTF8.self) == "attempt 3")
         #expect(clock.delays.suffix(2) == [.seconds(2), .seconds(2)])  // Retry-After beats 0.5 s and 1 s
 
-        // README: "A bearer token on every request": an expiring token is refreshed before sending.
+        // Docs/Capabilities.md: "A bearer token on every request": an expiring token is refreshed before sending.
         let signIns = Mutex(0)
         let authenticator = TokenAuthenticator(signIn: {
             signIns.withLock { $0 += 1 }
@@ -181,21 +268,21 @@ import Testing
     }
 }
 
-/// README's "Beyond AFNetworking: logs, metrics and traces", against httpbin, with the packages'
-/// in-memory backends.
+/// Docs/Capabilities.md's "Logs, metrics and traces", against httpbin, with the packages' in-memory
+/// backends.
 @Suite struct ReadmeObservabilityExamplesTests {
     @Test func logsMetricsAndTraces() async throws {
         let servers = try await IntegrationServers.shared()
         let manager = HTTPSessionManager(baseURL: servers.httpbin.baseURL)
         manager.completionQueue = DispatchQueue(label: "readme.observability")
 
-        // README: "var logger = Logger(label: "api") ... manager.logger = logger"
+        // Docs/Capabilities.md: "var logger = Logger(label: "api") ... manager.logger = logger"
         let handler = InMemoryLogHandler()
-        var logger = Logger(label: "api", factory: { _ in handler })  // README: the process's handler
+        var logger = Logger(label: "api", factory: { _ in handler })  // Docs/Capabilities.md: the process's handler
         logger.logLevel = .debug
         manager.logger = logger
 
-        // README: "manager.updateSettings { ... }"
+        // Docs/Capabilities.md: "manager.updateSettings { ... }"
         let metricsFactory = TestMetrics()
         let tracer = InMemoryTracer()
         manager.updateSettings { settings in
@@ -218,7 +305,7 @@ import Testing
     }
 }
 
-// README "Client certificates (mutual TLS)": the per-challenge hook, against nginx's mutual-TLS port.
+// Docs/URLSession.md's "Client certificates (mutual TLS)": the per-challenge hook, against nginx's mutual-TLS port.
 @Suite struct ReadmeClientCertificateExamplesTests {
     @Test func clientCertificateChosenPerChallenge() async throws {
         let servers = try await IntegrationServers.shared()
@@ -230,7 +317,7 @@ import Testing
         try manager.setSecurityPolicy(policy)
         let files = servers.certificates
 
-        // README: "Client certificates (mutual TLS)"
+        // Docs/URLSession.md: "Client certificates (mutual TLS)"
         let identity = try ClientIdentity(pkcs12: Data(contentsOf: files.clientPKCS12), passphrase: files.clientPKCS12Passphrase)
         manager.hooks.clientCertificateChallengeHandler = { task, challenge in
             challenge.protectionSpace.host == "localhost" ? (.useCredential, identity) : (.performDefaultHandling, nil)
@@ -327,8 +414,12 @@ import Testing
 }
 
 #if MCP
-/// README's "MCP clients", against the official MCP Python SDK's server (its event-stream endpoint).
+/// README's MCP snippet ("import AFMCP"), against the official MCP Python SDK's server (its event-stream
+/// endpoint).
 extension ReadmeExamplesTests {
+    /// The MCP Swift SDK's client (this file also imports the generated OpenAPI client's `Client`).
+    typealias Client = MCP.Client
+
     @Test func mcpClients() async throws {
         let server = try await MCPServer.shared()
         let manager = URLSessionManager(sessionConfiguration: .ephemeral)

@@ -284,7 +284,7 @@ final class SessionEngine: @unchecked Sendable {
 
             // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
             // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
-            // (README, Benchmarks). curl_multi_perform visits every transfer, which also runs each one's
+            // (Docs/Benchmarks.md). curl_multi_perform visits every transfer, which also runs each one's
             // progress callback (lean transfers have none); idle timers are checked by checkIdleTransfers.
             var running: Int32 = 0
             clock.tick()
