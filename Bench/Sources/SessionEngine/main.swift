@@ -159,10 +159,13 @@ let asyncHTTPClient = "AsyncHTTPClient"
 let foundation = "Foundation URLSession"
 
 /// Every client may open one connection per request in flight (URLSessionConfiguration's default is 6
-/// per host).
+/// per host). SESSION_ENGINE_PROFILE_CONNECTIONS=N holds ours to N connections per host in the profile
+/// mode (the rest of the width waits in the engine's admission queue).
 func configuration(width: Int) -> URLSessionConfiguration {
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.httpMaximumConnectionsPerHost = max(width, 6)
+    configuration.httpMaximumConnectionsPerHost = environment["SESSION_ENGINE_PROFILE"] != nil
+        ? Int(environment["SESSION_ENGINE_PROFILE_CONNECTIONS"] ?? "").map { min($0, width) } ?? max(width, 6)
+        : max(width, 6)
     // No peer caches: every request goes to the server (nginx's files would be fresh by heuristic).
     configuration.urlCache = nil
     return configuration
