@@ -207,7 +207,6 @@ struct VocabularyTests {
         #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0D_00) == nil)
         #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0E_00) == 5_000)
         #expect(CurlRuntime.responseHeaderCountLimit(forVersion: 0x08_0E_01) == 5_000)
-        #expect(CurlRuntime.responseHeaderCountLimit == CurlRuntime.responseHeaderCountLimit(forVersion: CurlRuntime.version))
     }
 
     @Test func untrustedErrorHasSPECsMessageAndKeys() throws {

@@ -34,8 +34,6 @@ struct HandleReuseTests {
         }
         #expect(HandleRecycling(state: plain, poolIsFull: false, keepsAFreedHeader: true) == .duplicate)
         #expect(HandleRecycling(state: .dirty, poolIsFull: false, keepsAFreedHeader: true) == .free)
-        // The loaded libcurl decides which side the engine takes.
-        #expect(CurlRuntime.reusedHandlesKeepAFreedHeader == (CurlRuntime.version < 0x08_01_00))
     }
 
     @Test func methodsAndBodiesDoNotCarryOver() async {

@@ -128,8 +128,6 @@ extension SessionEngine {
         events?.transfersDidFinish(batch)
     }
 
-    /// Follows a redirect (through the hook when one decides), or answers an authentication challenge;
-    /// true when the transfer was restarted.
     /// Which of libcurl's header bounds a response met before its head was complete: the number of lines
     /// (libcurl 8.14 and later) when that many arrived, else the 100 KiB of one line.
     static func headerBoundDescription(_ machine: ResponseStateMachine) -> String {
@@ -139,6 +137,8 @@ extension SessionEngine {
         return "A response header line exceeds libcurl's bound of 100 KiB."
     }
 
+    /// Follows a redirect (through the hook when one decides), or answers an authentication challenge;
+    /// true when the transfer was restarted.
     private func retry(_ transfer: Transfer, after response: HTTPURLResponse) -> Bool {
         guard let events else { return false }
         switch transfer.machine.redirect(after: response, of: transfer.request) {
