@@ -56,7 +56,9 @@ struct CoreEngineExecutorTests {
         let manager = coreManager()
         defer { manager.invalidateSession(cancelingTasks: true) }
         let session = manager.session
-        let slow = hostileURL(servers.faultServer.baseURL, "/hostile/slow", ["delay": "10"])
+        // Answered only after a minute: whenever the cancel below comes (the loop may be slow, never
+        // held), the call is still waiting for it.
+        let slow = hostileURL(servers.faultServer.baseURL, "/hostile/slow", ["delay": "60"])
         let call = Task(executorPreference: session.taskExecutor) {
             try await session.data(for: URLRequest(url: slow))
         }

@@ -330,25 +330,43 @@ package final class LoopbackServer: Sendable {
 
 /// Gates an event stream route waits at: a test opens one once it has read the events before it, which
 /// shows the client delivered them while the server still held the rest back.
-package final class EventGates: Sendable {
-    private let state = Protected<(opened: Set<String>, inTime: [String: Bool])>(([], [:]))
+package final class EventGates: @unchecked Sendable {
+    // @unchecked Sendable: `opened` and `inTime` are touched only with `condition` locked.
+    private let condition = NSCondition()
+    private var opened: Set<String> = []
+    private var inTime: [String: Bool] = [:]
 
-    /// Opens the gate `name`.
-    package func open(_ name: String) { state.withLock { _ = $0.opened.insert(name) } }
-
-    /// Whether the route found `name` opened before it gave up waiting (nil: it has not finished waiting).
-    package func openedInTime(_ name: String) -> Bool? { state.withLock { $0.inTime[name] } }
-
-    func wait(for name: String, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if state.withLock({ $0.opened.contains(name) }) { return true }
-            usleep(5_000)
-        }
-        return false
+    /// Opens the gate `name` (the connections waiting at it go on at once).
+    package func open(_ name: String) {
+        condition.lock()
+        opened.insert(name)
+        condition.broadcast()
+        condition.unlock()
     }
 
-    func record(_ name: String, openedInTime: Bool) { state.withLock { $0.inTime[name] = openedInTime } }
+    /// Whether the route found `name` opened before it gave up waiting (nil: it has not finished waiting).
+    package func openedInTime(_ name: String) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        return inTime[name]
+    }
+
+    /// Waits, asleep (hundreds of connections may wait at once), until `name` is opened or `seconds` passed.
+    func wait(for name: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !opened.contains(name) {
+            if !condition.wait(until: deadline) { return opened.contains(name) }
+        }
+        return true
+    }
+
+    func record(_ name: String, openedInTime: Bool) {
+        condition.lock()
+        inTime[name] = openedInTime
+        condition.unlock()
+    }
 
     private let requests = Protected<[String: Int]>([:])
 

@@ -54,25 +54,6 @@ CURLcode afc_easy_setopt_read_function(CURL *handle, curl_read_callback value) {
 CURLcode afc_easy_setopt_seek_function(CURL *handle, curl_seek_callback value) { return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value); }
 CURLcode afc_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value) { return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value); }
 
-static curl_socket_t afc_counted_open(void *open_sockets, curlsocktype purpose, struct curl_sockaddr *address) {
-    (void)purpose;
-    curl_socket_t descriptor = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-    if (descriptor != CURL_SOCKET_BAD) *(long *)open_sockets += 1;
-    return descriptor;
-}
-
-static int afc_counted_close(void *open_sockets, curl_socket_t descriptor) {
-    *(long *)open_sockets -= 1;
-    return close(descriptor);
-}
-
-void afc_easy_count_sockets(CURL *handle, long *open_sockets) {
-    curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, afc_counted_open);
-    curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, open_sockets);
-    curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, afc_counted_close);
-    curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, open_sockets);
-}
-
 CURLMcode afc_multi_setopt_long(CURLM *handle, CURLMoption option, long value) { return curl_multi_setopt(handle, option, value); }
 
 CURLcode afc_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }

@@ -24,9 +24,45 @@ CURLcode afc_easy_setopt_write_function(CURL *handle, CURLoption option, curl_wr
 CURLcode afc_easy_setopt_read_function(CURL *handle, curl_read_callback value);
 CURLcode afc_easy_setopt_seek_function(CURL *handle, curl_seek_callback value);
 CURLcode afc_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value);
-/// Opens and closes `handle`'s sockets through callbacks that keep `*open_sockets` up to date (the
-/// engine's count of open connections, read on the engine thread, where libcurl calls them).
-void afc_easy_count_sockets(CURL *handle, long *open_sockets);
+// MARK: the engine's socket loop (SocketLoop.c)
+/// libcurl's socket interface over one epoll set, with an eventfd that wakes the wait from other threads.
+/// Everything but `afc_socket_loop_wake` runs on the engine thread.
+typedef struct afc_socket_loop afc_socket_loop_t;
+/// What `afc_socket_loop_wait` found: a wake-up, libcurl's sockets ready (handed to libcurl), the extra
+/// descriptor readable.
+enum { AFC_SOCKET_LOOP_WOKEN = 1, AFC_SOCKET_LOOP_SOCKETS_READY = 2, AFC_SOCKET_LOOP_EXTRA_READY = 4 };
+/// A loop with no multi handle yet; NULL when memory, epoll or eventfd ran out.
+afc_socket_loop_t *afc_socket_loop_create(void);
+/// Installs the socket and timer callbacks on `multi`, which the loop drives from now on; returns its
+/// index (the first is 0), -1 when memory ran out or 4,096 were added.
+int afc_socket_loop_add_multi(afc_socket_loop_t *loop, CURLM *multi);
+/// Closes the loop's descriptors and frees it (after its multi handles' cleanup: libcurl calls the
+/// callbacks while it closes connections).
+void afc_socket_loop_destroy(afc_socket_loop_t *loop);
+/// Wakes a waiting `afc_socket_loop_wait` (any thread).
+void afc_socket_loop_wake(afc_socket_loop_t *loop);
+/// The count of sockets libcurl has open through handles given to `afc_easy_count_sockets`.
+long *afc_socket_loop_open_sockets(afc_socket_loop_t *loop);
+/// Watches `descriptor` for readability beside libcurl's sockets (-1: none); replaces the previous one.
+/// -1 when epoll refused it.
+int afc_socket_loop_watch_extra(afc_socket_loop_t *loop, int descriptor);
+/// Lets libcurl act on each multi handle's timer that is due (new and unpaused transfers start this way);
+/// 1 when any ran.
+int afc_socket_loop_run_due_timers(afc_socket_loop_t *loop);
+/// Milliseconds until the first of libcurl's timers is due (0: due), -1 when none is set.
+int afc_socket_loop_milliseconds_to_deadline(const afc_socket_loop_t *loop);
+/// Waits up to `wait_ms` (0: not at all) for ready sockets, a wake-up or the extra descriptor. Returns
+/// what it found (the AFC_SOCKET_LOOP_ bits), -1 on failure.
+int afc_socket_loop_wait(afc_socket_loop_t *loop, int wait_ms);
+/// Hands the sockets the last wait found ready to libcurl (its callbacks run inside: the caller reads
+/// the time first, for their activity stamps).
+void afc_socket_loop_dispatch(afc_socket_loop_t *loop);
+/// The index of a multi handle libcurl acted on since this last returned it (its messages may have
+/// changed), -1 when there is none.
+int afc_socket_loop_next_acted(afc_socket_loop_t *loop);
+/// Opens and closes `handle`'s sockets through callbacks that keep `loop`'s count of open sockets and its
+/// registrations up to date (libcurl calls them on the engine thread).
+void afc_easy_count_sockets(CURL *handle, afc_socket_loop_t *loop);
 
 // MARK: multi options
 CURLMcode afc_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

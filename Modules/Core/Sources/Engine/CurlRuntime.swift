@@ -12,7 +12,7 @@ package enum CurlRuntime {
     /// previous one, freed when the next transfer starts (curl/curl#11101, fixed in 8.1.0; Debian 12 ships
     /// 7.88.1 without the fix). On such a handle a response whose first header line begins with a space or
     /// tab is "unfolded" into that freed header: a use-after-free and a realloc of freed memory inside
-    /// `curl_multi_perform`, so one hostile response kills the process. A handle that never ran a
+    /// libcurl, so one hostile response kills the process. A handle that never ran a
     /// transfer has no such pointer and refuses the line (CURLE_BAD_FUNCTION_ARGUMENT), so the engine
     /// never runs a second transfer on one handle there (``SessionEngine/recycle(_:state:)``).
     static let reusedHandlesKeepAFreedHeader: Bool = version < 0x08_01_00

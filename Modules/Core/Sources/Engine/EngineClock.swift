@@ -1,11 +1,11 @@
 import Foundation
 
-/// The engine loop's "now", read once per turn of the loop (and again before libcurl runs the
-/// transfers), so the callbacks of a turn stamp activity and check idle timers without a clock read each.
+/// The engine loop's "now", read once per turn of the loop (and again before libcurl runs its timers and
+/// again after each wait, before libcurl reads the sockets that were ready), so the callbacks of a turn
+/// stamp activity and check idle timers without a clock read each.
 ///
-/// A stamp is at most one turn old: libcurl runs callbacks right after the loop ticks, and a turn with
-/// transfers in flight waits at most ``SessionEngine/idleCheckInterval``. Idle timeouts are seconds, so
-/// that staleness does not show.
+/// A stamp is at most the work of part of one turn old: libcurl runs callbacks right after the loop
+/// ticks. Idle timeouts are seconds, so that staleness does not show.
 ///
 /// Threading: confined to the engine thread, like the transfers that read it.
 final class EngineClock {

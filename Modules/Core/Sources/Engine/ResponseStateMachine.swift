@@ -346,6 +346,11 @@ struct ResponseStateMachine {
         lastActivity = now
     }
 
+    /// When the idle timer expires if no byte moves before (monotonic nanoseconds), nil without a timer.
+    var idleDeadline: UInt64? {
+        configuration.idleTimeout > 0 ? lastActivity &+ configuration.idleTimeout : nil
+    }
+
     /// The idle timeout (URLSession's timeoutIntervalForRequest) expired at `now` without a byte moving.
     /// A transfer held on purpose (suspended, or throttled by its body source) is not idle.
     mutating func idleTimeoutExpired(at now: UInt64, isHeld: Bool) -> Refusal? {

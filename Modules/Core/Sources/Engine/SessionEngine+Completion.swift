@@ -12,7 +12,7 @@ import AFProtocols
 extension SessionEngine {
     func finish(_ transfer: Transfer, code: CURLcode) {
         confinement.assertOnOwner("finishing a transfer")
-        curl_multi_remove_handle(multi, transfer.handle)
+        detachFromMulti(transfer)
         transfersByHandle[transfer.handle] = nil
         if !throttleTimers.isEmpty { throttleTimers.removeAll { $0.transfer === transfer } }
         let task = transfer.task

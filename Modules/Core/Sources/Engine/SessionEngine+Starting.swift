@@ -108,7 +108,7 @@ extension SessionEngine {
         }
         confinement.assertOnOwner("starting a transfer")
         let transfer = Transfer(task: task, events: events, settings: settings, handle: takeHandle(),
-                                confinement: confinement, openSockets: openSockets, clock: clock,
+                                confinement: confinement, socketLoop: socketLoop, clock: clock,
                                 streamHeads: streamHeads)
         if task.bodySource != nil {
             // Only a body source can ask to wait (a request's httpBody never does): most transfers skip
@@ -153,6 +153,7 @@ extension SessionEngine {
             return
         }
         transfersByHandle[transfer.handle] = transfer
-        curl_multi_add_handle(multi, transfer.handle)
+        addToMulti(transfer)
+        if let deadline = transfer.machine.idleDeadline { scheduleIdleCheck(by: deadline) }
     }
 }

@@ -7,15 +7,18 @@ import FoundationNetworking
 import AFProtocols
 import Synchronization
 
-/// A session's transfer engine: one thread driving one libcurl multi handle.
+/// A session's transfer engine: one thread driving libcurl multi handles (one, or more past
+/// ``transfersPerMulti`` transfers in flight: SessionEngine+Multis.swift).
 ///
-/// Other threads only enqueue commands (under a lock) and wake the poll with `curl_multi_wakeup`; the
-/// engine thread owns the multi handle, every easy handle and every ``Transfer``. Connections stay in
-/// the multi handle's cache, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
+/// Other threads only enqueue commands (under a lock) and wake the loop's epoll wait (an eventfd); the
+/// engine thread owns the multi handle, every easy handle and every ``Transfer``. libcurl is driven
+/// through its socket interface (CCurlShim's SocketLoop.c): a turn hands it the sockets that are ready
+/// and its due timer, so it costs what is ready, not what is open. Connections stay in
+/// the multi handles' caches, so consecutive requests to a host reuse them (and multiplex over HTTP/2).
 final class SessionEngine: @unchecked Sendable {
-    // @unchecked Sendable: `inbox` is lock-guarded (Protected); `multi` is only passed to curl_multi_wakeup
-    // off the engine thread (documented thread-safe), by a sender counted in `wakesInFlight`, which
-    // shutDown() waits out before freeing it; every other var is touched only on the engine thread.
+    // @unchecked Sendable: `inbox` is lock-guarded (Protected); `socketLoop` is only woken off the engine
+    // thread (a write to its eventfd), by a sender counted in `wakesInFlight`, which shutDown() waits out;
+    // every other var is touched only on the engine thread.
     // The tables and queues every request passes through are `@exclusivity(unchecked)`: touched on this
     // one thread, and no access to them spans a call that reaches them again (see `Transfer`'s note).
 
@@ -49,21 +52,28 @@ final class SessionEngine: @unchecked Sendable {
         /// The loop ended and the multi handle is gone: nothing may be sent any more.
         var stopped = false
         /// The engine sleeps in epoll on its upgraded sockets alone: a sender wakes it by writing to this
-        /// eventfd, as curl_multi_wakeup would not reach it (-1: it does not).
+        /// eventfd, as the loop's own eventfd would not reach it (-1: it does not).
         var upgradeWatchWake: Int32 = -1
     }
 
-    let multi: UnsafeMutableRawPointer
+    /// The multi handles the engine's transfers are spread over (see SessionEngine+Multis.swift), and how
+    /// many transfers each holds; the first is made with the engine, the others when it fills up.
+    @exclusivity(unchecked) var multis: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) var multiLoads: [Int] = []
+    /// libcurl's socket interface over epoll for every one of `multis` (freed with the engine).
+    let socketLoop: OpaquePointer
     let settings: EngineSettings
     private(set) weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
     /// Senders that decided, under the inbox lock, to wake the engine and have not yet returned from
-    /// `curl_multi_wakeup`, which they call after releasing the lock: the woken engine takes that lock
-    /// first, so waking it with the lock still held made it sleep a second time, on the lock.
-    /// shutDown() frees `multi` only once this is 0.
+    /// the wake-up, which they send after releasing the lock: the woken engine takes that lock first, so
+    /// waking it with the lock still held made it sleep a second time, on the lock. shutDown() ends the
+    /// loop only once this is 0.
     private let wakesInFlight = Atomic<Int>(0)
     /// How many times a sender woke the engine from its sleep on upgraded sockets alone (tests read it).
     let upgradeWatchWakes = Atomic<Int>(0)
+    /// How many multi handles the loop drives (tests read it).
+    let multiHandleCount = Atomic<Int>(0)
     let trustContext = ServerTrustContext()
     /// The session's busy-poll window, which the manager keeps in step with its settings.
     let busyPolling: BusyPolling
@@ -76,11 +86,14 @@ final class SessionEngine: @unchecked Sendable {
     let clock = EngineClock()
     /// Streamed bodies' heads that arrived this turn, their callers woken once the turn's transfers ran.
     let streamHeads = StreamHeadQueue()
-    /// How often transfers' idle timers are checked (the progress callbacks only stamp activity), and so
-    /// the longest the loop waits while transfers are in flight: 100 ms.
+    /// How often at most transfers' idle timers are checked (the progress and write callbacks only stamp
+    /// activity): 100 ms, so a timer expires at most that late.
     static let idleCheckInterval: UInt64 = 100_000_000
     /// When transfers' idle timers were last checked (monotonic nanoseconds).
     @exclusivity(unchecked) var lastIdleCheck: UInt64 = 0
+    /// When the earliest idle timer may expire (monotonic nanoseconds; `.max`: no timer runs). Activity
+    /// only moves timers later, so a check at this time finds the expired ones or the next earliest.
+    @exclusivity(unchecked) var nextIdleCheck: UInt64 = .max
     /// The command buffer swapped with the inbox's each turn, so neither allocates.
     @exclusivity(unchecked) private var takenCommands: [Command] = []
     /// Jobs of tasks that prefer the engine as their executor, run once per turn (see
@@ -122,9 +135,9 @@ final class SessionEngine: @unchecked Sendable {
     /// socket while watched or being opened.
     var upgradeWatch = UpgradeSocketWatch()
     var upgradesBySocket: [Int32: UpgradedConnection] = [:]
-    /// What the loop's poll watches beside the transfers (the epoll descriptor, while connections are
-    /// open) and what epoll found ready (both kept between turns: no allocation per turn).
-    var upgradePollDescriptors: [curl_waitfd] = []
+    /// The upgraded connections' epoll descriptor as the loop's wait watches it (-1: not watched), and
+    /// what epoll found ready (kept between turns: no allocation per turn).
+    var watchedUpgradeDescriptor: Int32 = -1
     var readyUpgrades: [UpgradeSocketWatch.Ready] = []
     /// Transfers that ended in this round of the loop, reported together (one hand-off, not one each).
     @exclusivity(unchecked) var finishedTransfers: [FinishedTransfer] = []
@@ -135,12 +148,8 @@ final class SessionEngine: @unchecked Sendable {
     /// Tasks waiting for the network (`waitsForConnectivity`), and each one's resource deadline.
     @exclusivity(unchecked) var connectivityWaits: [ConnectivityWait] = []
     @exclusivity(unchecked) var connectivityDeadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
-    /// Sockets libcurl has open for this engine (its connections), kept by the shim's socket callbacks.
-    let openSockets: UnsafeMutablePointer<Int> = {
-        let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        counter.initialize(to: 0)
-        return counter
-    }()
+    /// Sockets libcurl has open for this engine (its connections), kept by the socket loop's callbacks.
+    var openSockets: Int { afc_socket_loop_open_sockets(socketLoop).pointee }
     /// The gauges' last reported values (open connections, waiting tasks).
     var reportedGauges = (connections: 0, waiting: 0)
     /// The reachability monitor whose notifications wake waiting tasks, while any wait.
@@ -153,23 +162,21 @@ final class SessionEngine: @unchecked Sendable {
     init(settings: EngineSettings, events: any EngineEvents, busyPolling: BusyPolling = BusyPolling(window: .zero)) {
         CurlRuntime.ensureInitialized()
         self.busyPolling = busyPolling
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        self.multi = multi
+        guard let socketLoop = afc_socket_loop_create() else {
+            fatalError("the engine's epoll set could not be made: out of memory or descriptors")
+        }
+        self.socketLoop = socketLoop
         self.settings = settings
         self.events = events
         self.admission = HostAdmission(limit: settings.maximumConnectionsPerHost)
-        if settings.maximumConnectionsPerHost > 0 {
-            afc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maximumConnectionsPerHost)
-        }
-        afc_multi_setopt_long(multi, CURLMOPT_PIPELINING, afc_pipe_multiplex)
-        afc_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, HostAdmission.streamsPerConnection)
-        afc_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(32, settings.maximumConnectionsPerHost * 4))
+        guard addMulti() == 0 else { fatalError("curl_multi_init failed: out of memory") }
     }
 
     deinit {
         // An engine whose thread never started still holds its multi handle.
-        if !inbox.withLock({ $0.threadStarted }) { curl_multi_cleanup(multi) }
-        openSockets.deallocate()
+        if !inbox.withLock({ $0.threadStarted }) { for multi in multis { curl_multi_cleanup(multi) } }
+        // After the multi handles' cleanup, which closes connections through the loop's callbacks.
+        afc_socket_loop_destroy(socketLoop)
         upgradeReadStorage?.deallocate()
     }
 
@@ -244,7 +251,7 @@ final class SessionEngine: @unchecked Sendable {
         guard accepted else { return false }
         switch wake {
         case .wakeEngine:
-            curl_multi_wakeup(multi)
+            afc_socket_loop_wake(socketLoop)
             wakesInFlight.subtract(1, ordering: .releasing)
         case .wakeUpgradeWatch(let descriptor):
             var one: UInt64 = 1
@@ -282,13 +289,10 @@ final class SessionEngine: @unchecked Sendable {
             if invalidating && transfersByTask.isEmpty && !admission.hasWaiting && localLoads.isEmpty
                 && connectivityWaits.isEmpty && pendingJobs.isEmpty && upgrades.isEmpty { break }
 
-            // libcurl's socket interface (curl_multi_socket_action over epoll) was measured here and
-            // does not pay with libcurl 7.88: per-request epoll_ctl calls cost more than poll saves
-            // (Docs/Benchmarks.md). curl_multi_perform visits every transfer, which also runs each one's
-            // progress callback (lean transfers have none); idle timers are checked by checkIdleTransfers.
-            var running: Int32 = 0
+            // libcurl's timer: new and unpaused transfers start, timeouts fire (its sockets were handed
+            // to it by the last wait). Idle timers are the engine's own (checkIdleTransfers).
             clock.tick()
-            curl_multi_perform(multi, &running)
+            afc_socket_loop_run_due_timers(socketLoop)
             collectCompletions()
             if connectingUpgrades > 0 { driveUpgradeConnections() }
             checkIdleTransfers()
@@ -302,10 +306,9 @@ final class SessionEngine: @unchecked Sendable {
             if invalidating && transfersByTask.isEmpty && localLoads.isEmpty && connectivityWaits.isEmpty
                 && upgrades.isEmpty { continue }
 
-            var timeout = -1
-            curl_multi_timeout(multi, &timeout)
+            let timeout = Int(afc_socket_loop_milliseconds_to_deadline(socketLoop))
             var wait = timeout < 0 ? 1000 : min(timeout, 1000)
-            if !transfersByTask.isEmpty { wait = min(wait, Int(Self.idleCheckInterval / 1_000_000)) }
+            if let idleCheck = millisecondsToIdleCheck { wait = min(wait, idleCheck) }
             if !pendingJobs.isEmpty || sentToSelf { wait = 0 }
             // Connecting upgrades' sockets are in their own multi handle, which this poll does not watch:
             // look again soon (connecting lasts milliseconds).
@@ -322,23 +325,24 @@ final class SessionEngine: @unchecked Sendable {
             let window = busyPolling.window
             // (Busy polling does not apply: the engine never spins while it watches upgraded sockets.)
             if wait > 0 && sleepOnUpgradeSocketsAlone(Int32(wait)) { continue }
-            // Upgraded connections' sockets are watched in the same poll (none: no extra cost).
-            collectUpgradeWaitDescriptors()
-            var polledUpgrades = false
-            if wait > 0 && window == 0 {
-                pollWaiting(Int32(wait))
-                polledUpgrades = true
-            } else if wait > 0 {
+            // Upgraded connections' sockets are watched in the same wait (none: no extra cost).
+            watchUpgradeSocketsInLoop()
+            var found: Int32 = 0
+            if window == 0 || wait == 0 {
+                found = afc_socket_loop_wait(socketLoop, Int32(wait))
+            } else {
                 let idleSince = DispatchTime.now().uptimeNanoseconds
-                if upgradePollDescriptors.isEmpty && busyPoll() {
-                    // A socket or a command is ready.
+                if let spun = busyPoll() {
+                    found = spun
                 } else {
-                    pollWaiting(Int32(wait))
-                    polledUpgrades = true
+                    found = afc_socket_loop_wait(socketLoop, Int32(wait))
                 }
                 idleGaps.record(DispatchTime.now().uptimeNanoseconds &- idleSince, window: window)
             }
-            serviceReadyUpgrades(polled: polledUpgrades)
+            // libcurl's callbacks stamp activity with the loop's "now": read it after the sleep.
+            clock.tick()
+            afc_socket_loop_dispatch(socketLoop)
+            serviceReadyUpgrades(found: found)
         }
         shutDown()
     }
@@ -356,16 +360,18 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// Polls the sockets and the inbox without sleeping for the session's busy-poll window (see
-    /// ``BusyPolling``); true as soon as a socket or a command is ready.
-    private func busyPoll() -> Bool {
-        guard transfersByTask.count <= BusyPolling.maximumTransfersInFlight else { return false }
-        return busyPolling.spin(after: idleGaps, now: { DispatchTime.now().uptimeNanoseconds }) {
-            var readySockets: Int32 = 0
-            // A zero timeout: one poll(2) over the transfers' sockets and the wake-up pipe, which it drains.
-            curl_multi_poll(multi, nil, 0, 0, &readySockets)
-            return readySockets > 0 || inbox.withLock { !$0.commands.isEmpty }
+    /// Looks at the sockets and the inbox without sleeping for the session's busy-poll window (see
+    /// ``BusyPolling``): what the wait found (ready sockets already handed to libcurl) as soon as anything
+    /// is ready, nil when the window passed (or does not apply) with nothing.
+    private func busyPoll() -> Int32? {
+        guard transfersByTask.count <= BusyPolling.maximumTransfersInFlight else { return nil }
+        var found: Int32 = 0
+        let ready = busyPolling.spin(after: idleGaps, now: { DispatchTime.now().uptimeNanoseconds }) {
+            // A zero timeout: one epoll_wait over the sockets and the wake-up eventfd, which it drains.
+            found = afc_socket_loop_wait(socketLoop, 0)
+            return found > 0 || inbox.withLock { !$0.commands.isEmpty }
         }
+        return ready ? found : nil
     }
 
     private func shutDown() {
@@ -379,7 +385,7 @@ final class SessionEngine: @unchecked Sendable {
         }
         // An upgrade asked for after the last turn is told it will not open.
         for connection in unopened { failUpgrade(connection, CurlErrorMapping.error(.cancelled, url: connection.request.url), response: nil) }
-        // A sender that found the inbox open may still be inside curl_multi_wakeup: `multi` outlives it.
+        // A sender that found the inbox open may still be waking the loop: the engine outlives it.
         while wakesInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
         for job in pendingJobs + leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         pendingJobs.removeAll()
@@ -387,7 +393,8 @@ final class SessionEngine: @unchecked Sendable {
         idleHandles.removeAll()
         if let upgradeMultiStorage { curl_multi_cleanup(upgradeMultiStorage) }
         upgradeWatch.close()
-        curl_multi_cleanup(multi)
+        for multi in multis { curl_multi_cleanup(multi) }
+        multis.removeAll()
         // The connections closed with the multi handle: the gauges say so (0 open, 0 waiting).
         reportGauges()
         events?.engineDidInvalidate()

@@ -3,7 +3,7 @@
 /// libcurl's header callback. A caller woken then finds what the same turn brought after the head, the
 /// body and often its end, and reads it without waiting again: for a small response one wake-up of the
 /// caller's thread instead of up to three, and no race between that thread and the engine's callbacks.
-/// The delay is the rest of one `curl_multi_perform` call.
+/// The delay is the rest of the turn's libcurl calls.
 ///
 /// Threading: confined to the engine thread, like the transfers that fill it.
 final class StreamHeadQueue {

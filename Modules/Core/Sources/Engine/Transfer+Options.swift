@@ -78,7 +78,7 @@ extension Transfer {
             return
         }
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        afc_easy_count_sockets(handle, openSockets)
+        afc_easy_count_sockets(handle, socketLoop)
         // Fewer, larger write callbacks for bulk bodies (libcurl's default is 16 KiB).
         afc_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 64 * 1024)
         afc_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)

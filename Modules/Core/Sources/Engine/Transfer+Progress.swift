@@ -10,9 +10,9 @@ import AFProtocols
 /// milliseconds or megabytes, and the idle timer.
 extension Transfer {
     /// libcurl's progress callback: new counts go to the task and, now and then, to the session. libcurl
-    /// calls it for every transfer on every turn of the loop, so a call that finds nothing moved returns
-    /// at once: the engine checks idle timers on its own every ``SessionEngine/idleCheckInterval``, and
-    /// a cancel arrives as an engine command. Returns false to abort the transfer.
+    /// calls it whenever it runs the transfer, so a call that finds nothing moved returns at once: the
+    /// engine checks idle timers on its own (``SessionEngine/checkIdleTransfers()``), and a cancel
+    /// arrives as an engine command. Returns false to abort the transfer.
     func progress(downloaded: Int64, uploaded: Int64) -> Bool {
         confinement.assertOnOwner("libcurl's progress callback")
         let received = downloaded + machine.resumeOffset

@@ -13,12 +13,13 @@ import AFProtocols
 /// ``DownloadFileSink``, or a lean ``LeanBodyStream``). The options a request sets and the C callbacks
 /// live in `Transfer+Options.swift`, the request body in `Transfer+RequestBody.swift`.
 ///
-/// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_perform` there);
+/// Threading: confined to the engine thread (libcurl calls the callbacks from `curl_multi_socket_action`
+/// there);
 /// every callback asserts it in debug builds (``ThreadConfinement``).
 ///
 /// Its stored properties are `@exclusivity(unchecked)`: one thread touches them, and no access spans a
-/// call that could reach the same property again (libcurl calls back only from `curl_multi_perform` and
-/// `curl_easy_pause`, which no access encloses), so the run-time check (a thread-local lookup and an
+/// call that could reach the same property again (libcurl calls back only from `curl_multi_socket_action`
+/// and `curl_easy_pause`, which no access encloses), so the run-time check (a thread-local lookup and an
 /// access-set insert, about 80 instructions, some 55 times a request) could find nothing the compiler's
 /// static checks do not.
 final class Transfer {
@@ -28,6 +29,8 @@ final class Transfer {
     let events: any EngineEvents
     let settings: EngineSettings
     @exclusivity(unchecked) var handle: UnsafeMutableRawPointer
+    /// Which of the engine's multi handles holds `handle` (-1: none).
+    @exclusivity(unchecked) var multiIndex = -1
     /// What `handle` is configured for (the pool hands it over with its state; configure updates it).
     @exclusivity(unchecked) var handleState: HandleState
     /// The transfer was paused at some point (a handle that was paused is reset before reuse).
@@ -140,8 +143,9 @@ final class Transfer {
     @exclusivity(unchecked) var tooManyRedirects = false
     let startDate = Date()
 
-    /// The engine's count of open sockets, which this transfer's handle keeps up to date.
-    let openSockets: UnsafeMutablePointer<Int>
+    /// The engine's socket loop, whose count of open sockets and registrations this transfer's handle
+    /// keeps up to date.
+    let socketLoop: OpaquePointer
     /// The engine loop's "now", for activity stamps and idle timers.
     let clock: EngineClock
     /// Where a streamed body's arrived head waits for the end of the engine's turn.
@@ -149,11 +153,11 @@ final class Transfer {
 
     init(task: SessionTask, events: any EngineEvents, settings: EngineSettings,
          handle: (handle: UnsafeMutableRawPointer, state: HandleState), confinement: ThreadConfinement,
-         openSockets: UnsafeMutablePointer<Int>, clock: EngineClock, streamHeads: StreamHeadQueue) {
+         socketLoop: OpaquePointer, clock: EngineClock, streamHeads: StreamHeadQueue) {
         self.confinement = confinement
         self.clock = clock
         self.streamHeads = streamHeads
-        self.openSockets = openSockets
+        self.socketLoop = socketLoop
         self.task = task
         self.events = events
         self.settings = settings

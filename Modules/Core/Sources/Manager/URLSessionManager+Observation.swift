@@ -51,7 +51,7 @@ extension SessionEngine {
     /// Reports the open connections and the tasks waiting (for a connection or for the network) to the
     /// session's observer when either changed since the last report.
     func reportGauges() {
-        let current = (connections: openSockets.pointee, waiting: admission.waitingCount + connectivityWaits.count)
+        let current = (connections: openSockets, waiting: admission.waitingCount + connectivityWaits.count)
         guard current != reportedGauges, let observer = events?.observer else { return }
         reportedGauges = current
         observer.gaugesDidChange(SessionGauges(openConnections: current.connections, waitingTasks: current.waiting))

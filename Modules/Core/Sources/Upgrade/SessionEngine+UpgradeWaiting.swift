@@ -6,33 +6,27 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// How the loop waits on upgraded connections (engine thread): their epoll descriptor in the loop's poll
-/// beside the transfers' sockets, or, with no transfer at all, epoll alone.
+/// How the loop waits on upgraded connections (engine thread): their epoll descriptor in the loop's own
+/// epoll set beside libcurl's sockets, or, with no transfer at all, epoll alone.
 extension SessionEngine {
-    /// Sleeps in `curl_multi_poll` for at most `milliseconds`, watching the transfers' sockets, the
-    /// wake-up pipe and ``upgradePollDescriptors`` (whose `revents` it fills).
-    func pollWaiting(_ milliseconds: Int32) {
-        if upgradePollDescriptors.isEmpty {
-            curl_multi_poll(multi, nil, 0, milliseconds, nil)
+    /// Has the loop's wait watch the upgraded connections' epoll descriptor while any socket is watched
+    /// (one descriptor however many connections are open), and not otherwise.
+    func watchUpgradeSocketsInLoop() {
+        let wanted = !upgradesBySocket.isEmpty && upgradeWatch.descriptor >= 0 ? upgradeWatch.descriptor : -1
+        guard wanted != watchedUpgradeDescriptor else { return }
+        if afc_socket_loop_watch_extra(socketLoop, wanted) == 0 {
+            watchedUpgradeDescriptor = wanted
         } else {
-            let count = UInt32(upgradePollDescriptors.count)
-            upgradePollDescriptors.withUnsafeMutableBufferPointer { _ = curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+            // Refused (out of memory): the connections are still looked at after every wait, below.
+            watchedUpgradeDescriptor = -1
         }
     }
 
-    /// Fills ``upgradePollDescriptors`` with what the loop's poll watches for upgraded connections: the
-    /// epoll descriptor while any socket is watched (one descriptor however many connections are open).
-    func collectUpgradeWaitDescriptors() {
-        upgradePollDescriptors.removeAll(keepingCapacity: true)
-        guard !upgradesBySocket.isEmpty, upgradeWatch.descriptor >= 0 else { return }
-        upgradePollDescriptors.append(curl_waitfd(fd: upgradeWatch.descriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0))
-    }
-
-    /// Services the connections whose sockets epoll found ready (asked without waiting when the loop did
-    /// not poll, or its poll found the epoll descriptor readable).
-    func serviceReadyUpgrades(polled: Bool) {
+    /// Services the connections whose sockets epoll found ready, when the loop's wait found their epoll
+    /// descriptor readable (or did not watch it).
+    func serviceReadyUpgrades(found: Int32) {
         guard !upgradesBySocket.isEmpty else { return }
-        if polled, let epoll = upgradePollDescriptors.first, epoll.revents == 0 { return }
+        if watchedUpgradeDescriptor >= 0, found >= 0, found & Int32(AFC_SOCKET_LOOP_EXTRA_READY) == 0 { return }
         upgradeWatch.collectReady(into: &readyUpgrades)
         serviceCollectedUpgrades()
     }

@@ -105,7 +105,7 @@ extension SessionEngine {
         _ = url.absoluteString.withCString { afc_easy_setopt_string(handle, CURLOPT_URL, $0) }
         afc_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
         afc_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        afc_easy_count_sockets(handle, openSockets)
+        afc_easy_count_sockets(handle, socketLoop)
         afc_easy_setopt_string(handle, CURLOPT_CAPATH, nil)
         afc_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         // An upgrade is HTTP/1.1's: no ALPN offer of h2 that the server could take.
