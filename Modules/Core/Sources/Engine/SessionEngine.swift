@@ -332,7 +332,7 @@ final class SessionEngine: @unchecked Sendable {
                 found = afc_socket_loop_wait(socketLoop, Int32(wait))
             } else {
                 let idleSince = DispatchTime.now().uptimeNanoseconds
-                if let spun = busyPoll() {
+                if upgradesBySocket.isEmpty, let spun = busyPoll() {
                     found = spun
                 } else {
                     found = afc_socket_loop_wait(socketLoop, Int32(wait))
