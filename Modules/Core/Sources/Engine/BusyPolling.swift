@@ -1,3 +1,4 @@
+import CCurlShim
 import Foundation
 import Synchronization
 
@@ -99,5 +100,21 @@ struct IdleGaps {
     mutating func record(_ nanoseconds: UInt64, window: UInt64) {
         let sample = min(nanoseconds, window > UInt64.max / 4 ? UInt64.max : window * 4)
         average = (average / 4) * 3 + sample / 4
+    }
+}
+
+extension SessionEngine {
+    /// Looks at the sockets and the inbox without sleeping for the session's busy-poll window (see
+    /// ``BusyPolling``): what the wait found (ready sockets already handed to libcurl) as soon as anything
+    /// is ready, nil when the window passed (or does not apply) with nothing.
+    func busyPoll() -> Int32? {
+        guard transfersByTask.count <= BusyPolling.maximumTransfersInFlight else { return nil }
+        var found: Int32 = 0
+        let ready = busyPolling.spin(after: idleGaps, now: { DispatchTime.now().uptimeNanoseconds }) {
+            // A zero timeout: one epoll_wait over the sockets and the wake-up eventfd, which it drains.
+            found = afc_socket_loop_wait(socketLoop, 0)
+            return found > 0 || hasWaitingCommands
+        }
+        return ready ? found : nil
     }
 }

@@ -65,6 +65,8 @@ final class SessionEngine: @unchecked Sendable {
     let settings: EngineSettings
     private(set) weak var events: (any EngineEvents)?
     private let inbox = Protected(Inbox())
+    /// Whether a command waits in the inbox (any thread).
+    var hasWaitingCommands: Bool { inbox.withLock { !$0.commands.isEmpty } }
     /// Senders that decided, under the inbox lock, to wake the engine and have not yet returned from
     /// the wake-up, which they send after releasing the lock: the woken engine takes that lock first, so
     /// waking it with the lock still held made it sleep a second time, on the lock. shutDown() ends the
@@ -78,7 +80,7 @@ final class SessionEngine: @unchecked Sendable {
     /// The session's busy-poll window, which the manager keeps in step with its settings.
     let busyPolling: BusyPolling
     /// How long the loop recently waited for work (engine thread).
-    @exclusivity(unchecked) private var idleGaps = IdleGaps()
+    @exclusivity(unchecked) var idleGaps = IdleGaps()
 
     /// The engine thread, asserted wherever the state below is touched (debug builds).
     let confinement = ThreadConfinement()
@@ -358,20 +360,6 @@ final class SessionEngine: @unchecked Sendable {
             inbox.upgradeWatchWake = wake
             return true
         }
-    }
-
-    /// Looks at the sockets and the inbox without sleeping for the session's busy-poll window (see
-    /// ``BusyPolling``): what the wait found (ready sockets already handed to libcurl) as soon as anything
-    /// is ready, nil when the window passed (or does not apply) with nothing.
-    private func busyPoll() -> Int32? {
-        guard transfersByTask.count <= BusyPolling.maximumTransfersInFlight else { return nil }
-        var found: Int32 = 0
-        let ready = busyPolling.spin(after: idleGaps, now: { DispatchTime.now().uptimeNanoseconds }) {
-            // A zero timeout: one epoll_wait over the sockets and the wake-up eventfd, which it drains.
-            found = afc_socket_loop_wait(socketLoop, 0)
-            return found > 0 || inbox.withLock { !$0.commands.isEmpty }
-        }
-        return ready ? found : nil
     }
 
     private func shutDown() {
